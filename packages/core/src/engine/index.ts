@@ -1,0 +1,3 @@
+export * from './tokenizer.js';
+export * from './generate.js';
+export * from './reference-engine.js';

@@ -1,0 +1,3 @@
+export * from './code.js';
+export * from './gateway-error.js';
+export * from './render.js';

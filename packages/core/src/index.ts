@@ -1,0 +1,15 @@
+/**
+ * @berth/core — the kernel, resources, errors, listing and ports of the Berth gateway.
+ * Knows no HTTP framework, database driver or accelerator vendor: plugins bring those.
+ */
+import 'reflect-metadata';
+
+export * from './errors/index.js';
+export * from './kernel/index.js';
+export * from './ports/index.js';
+export * from './names/index.js';
+export * from './validation/index.js';
+export * from './listing/index.js';
+export * from './auth/permissions.js';
+export * from './resources/index.js';
+export * from './services/index.js';

@@ -1,0 +1,33 @@
+import type { RequestContext } from '../kernel/request-context.js';
+
+/** An API key as listed: never the secret. */
+export interface ApiKeyInfo {
+  readonly keyId: string;
+  readonly displayName?: string;
+  /** First characters of the key, to recognise it. */
+  readonly prefix: string;
+  readonly createTime: string;
+  readonly expireTime?: string;
+}
+
+/** Answer of create: the only time `key` (the secret) is ever shown. */
+export interface CreatedApiKey extends ApiKeyInfo {
+  readonly key: string;
+}
+
+export interface ApiKeyPage {
+  readonly apiKeys: ApiKeyInfo[];
+  readonly nextPageToken?: string;
+  readonly totalSize: number;
+}
+
+/**
+ * Issues and revokes bearer API keys (`accounts/{a}/users/{u}/apiKeys`). Keys are stored only as hashes.
+ * Throws NOT_FOUND for an unknown user or key, INVALID_ARGUMENT for a bad body, PERMISSION_DENIED per
+ * the role matrix.
+ */
+export interface ApiKeyManager {
+  create(ctx: RequestContext, userName: string, body: unknown, options?: { secret?: string }): Promise<CreatedApiKey>;
+  list(ctx: RequestContext, userName: string, params: { pageSize?: number; pageToken?: string }): Promise<ApiKeyPage>;
+  delete(ctx: RequestContext, userName: string, keyId: string): Promise<void>;
+}

@@ -1,0 +1,6 @@
+/** Time source; tests bind a controllable one. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };

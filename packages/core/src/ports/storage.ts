@@ -1,0 +1,177 @@
+import type { RequestContext } from '../kernel/request-context.js';
+import type { CheckedFilter } from '../listing/filter/ast.js';
+import type { OrderTerm } from '../listing/order-by.js';
+import type { JsonObject, JsonValue } from './json.js';
+
+/**
+ * Storage ports. Every adapter (memory, PostgreSQL, third-party) implements all of them and proves it
+ * with `describeStorageContract` from `@berth/core/testing`.
+ *
+ * Codes thrown by every method: ALREADY_EXISTS (create of an existing name), NOT_FOUND (update or
+ * delete of a missing name), ABORTED (etag mismatch, serialization failure, fenced job attempt),
+ * UNAVAILABLE (the backing store cannot be reached). Never anything else for a well-formed call.
+ */
+
+/** A resource as stored: its JSON body plus the concurrency token. */
+export interface StoredResource {
+  /** Full resource name, `accounts/{account}/{collection}/{id}`. */
+  readonly name: string;
+  /** The resource's JSON body (what the API returns, before masks). */
+  readonly data: JsonObject;
+  /** Opaque version token; changes on every write. */
+  readonly etag: string;
+}
+
+export interface ListQuery {
+  /** `accounts/{account}`, or a user name for nested collections such as API keys. */
+  readonly parent: string;
+  /** Collection id, e.g. `models`. */
+  readonly collection: string;
+  readonly filter?: CheckedFilter;
+  /** Sort order; always ends with `name` as the unique tiebreaker (the listing layer adds it). */
+  readonly orderBy: readonly OrderTerm[];
+  readonly pageSize: number;
+  /** Keyset position: the order-by values of the last item of the previous page. */
+  readonly after?: readonly JsonValue[];
+}
+
+export interface ListResult {
+  readonly items: readonly StoredResource[];
+  /** Number of resources in the parent and collection that match the filter (all pages). */
+  readonly totalSize: number;
+  /** True when items exist after the last one returned. */
+  readonly hasMore: boolean;
+}
+
+export interface ResourceStore {
+  /** Stores a new resource. ALREADY_EXISTS when the name is taken; concurrent creates: exactly one wins. */
+  create(ctx: RequestContext, name: string, data: JsonObject): Promise<StoredResource>;
+  get(ctx: RequestContext, name: string): Promise<StoredResource | undefined>;
+  /**
+   * Replaces the body if the stored etag still equals `expectedEtag` (checked in the same atomic step).
+   * NOT_FOUND when absent; ABORTED when the etag differs (a concurrent writer won).
+   */
+  update(ctx: RequestContext, name: string, data: JsonObject, expectedEtag: string): Promise<StoredResource>;
+  /** Removes the resource. NOT_FOUND when absent; ABORTED when `expectedEtag` is given and differs. */
+  delete(ctx: RequestContext, name: string, expectedEtag?: string): Promise<void>;
+  list(ctx: RequestContext, query: ListQuery): Promise<ListResult>;
+}
+
+export interface BlobObject {
+  readonly bytes: Uint8Array;
+  readonly contentType: string;
+  readonly size: number;
+  readonly createTime: string;
+}
+
+/** Binary objects: dataset files, generated images. Keys are `/`-separated paths. */
+export interface BlobStore {
+  put(ctx: RequestContext, key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  get(ctx: RequestContext, key: string): Promise<BlobObject | undefined>;
+  delete(ctx: RequestContext, key: string): Promise<boolean>;
+  /** Keys under a prefix, sorted. */
+  list(ctx: RequestContext, prefix: string): Promise<string[]>;
+}
+
+export interface EnqueueRequest {
+  readonly queue: string;
+  readonly payload: JsonValue;
+  /** Earliest time the job may run; now when absent. */
+  readonly runAt?: Date;
+  /** When given, a second enqueue with the same queue and key is ignored (returns the first job). */
+  readonly dedupeKey?: string;
+  /** Attempts before the job is dead-lettered; default 5. */
+  readonly maxAttempts?: number;
+}
+
+export type QueuedJobState = 'queued' | 'leased' | 'completed' | 'failed';
+
+export interface QueuedJob {
+  readonly id: string;
+  readonly queue: string;
+  readonly payload: JsonValue;
+  readonly state: QueuedJobState;
+  /** 0 before the first claim; incremented by every claim. */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly runAt: string;
+  readonly leaseExpiresAt?: string;
+  readonly lastError?: string;
+  readonly result?: JsonValue;
+}
+
+/** A job handed to one worker. Its `attempt` fences every later call. */
+export interface ClaimedJob extends QueuedJob {
+  readonly state: 'leased';
+  readonly leaseExpiresAt: string;
+  readonly workerId: string;
+}
+
+/**
+ * Durable job queue with leases and fencing. A job is claimed by one worker for a lease; a worker that
+ * dies stops renewing, the lease expires and another claim takes the job with attempt + 1. Calls made
+ * with an older attempt are rejected with ABORTED, so a stale worker can never overwrite a newer one.
+ */
+export interface JobQueue {
+  enqueue(ctx: RequestContext, request: EnqueueRequest): Promise<QueuedJob>;
+  /** Claims the oldest runnable job of the queue (queued and due, or leased with an expired lease). */
+  claim(ctx: RequestContext, queue: string, workerId: string, leaseMs: number): Promise<ClaimedJob | undefined>;
+  /** Extends the lease. ABORTED if the attempt is stale or the job is no longer leased. */
+  renew(ctx: RequestContext, jobId: string, attempt: number, leaseMs: number): Promise<void>;
+  /** Marks the job done. ABORTED if the attempt is stale. */
+  complete(ctx: RequestContext, jobId: string, attempt: number, result?: JsonValue): Promise<void>;
+  /**
+   * Records a failed attempt: requeued at `retryAt` while attempts remain, else state `failed`.
+   * ABORTED if the attempt is stale.
+   */
+  fail(ctx: RequestContext, jobId: string, attempt: number, error: string, retryAt?: Date): Promise<void>;
+  get(ctx: RequestContext, jobId: string): Promise<QueuedJob | undefined>;
+}
+
+export interface OutboxEvent {
+  /** Monotonic per store. */
+  readonly sequence: number;
+  readonly topic: string;
+  readonly payload: JsonValue;
+  readonly createTime: string;
+}
+
+/** Events written with the change that caused them, read by consumers that remember their position. */
+export interface Outbox {
+  publish(ctx: RequestContext, topic: string, payload: JsonValue): Promise<void>;
+  /** Events after the consumer's acknowledged position, oldest first. */
+  poll(ctx: RequestContext, consumer: string, limit: number): Promise<OutboxEvent[]>;
+  /** Moves the consumer's position to `sequence` (never backwards). */
+  ack(ctx: RequestContext, consumer: string, sequence: number): Promise<void>;
+}
+
+/** Small values with optional expiry: idempotency records, rate-limit counters, settings. */
+export interface KeyValueStore {
+  get(ctx: RequestContext, key: string): Promise<JsonValue | undefined>;
+  /** Writes the value. With `ifAbsent`, writes only when no live value exists and reports whether it wrote. */
+  set(ctx: RequestContext, key: string, value: JsonValue, options?: { ttlMs?: number; ifAbsent?: boolean }): Promise<boolean>;
+  delete(ctx: RequestContext, key: string): Promise<boolean>;
+  /** Atomically adds `by` to a numeric value (0 when absent or expired) and returns the new value. */
+  increment(ctx: RequestContext, key: string, by: number, ttlMs?: number): Promise<number>;
+}
+
+/** What a transaction may touch: resource changes, jobs and events commit or roll back together. */
+export interface StorageTransaction {
+  readonly resources: ResourceStore;
+  readonly queue: JobQueue;
+  readonly outbox: Outbox;
+}
+
+/** The storage port: one object per gateway, provided by a storage plugin. */
+export interface Storage {
+  readonly resources: ResourceStore;
+  readonly blobs: BlobStore;
+  readonly queue: JobQueue;
+  readonly outbox: Outbox;
+  readonly kv: KeyValueStore;
+  /**
+   * Runs `work` atomically: if it throws, nothing it wrote through `tx` persists. Adapters may retry
+   * serialization failures; a conflict that survives is ABORTED.
+   */
+  transaction<T>(ctx: RequestContext, work: (tx: StorageTransaction) => Promise<T>): Promise<T>;
+}

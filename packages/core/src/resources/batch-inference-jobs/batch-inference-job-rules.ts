@@ -1,0 +1,107 @@
+import { failedPrecondition, invalidArgument } from '../../errors/index.js';
+import type { RequestContext } from '../../kernel/request-context.js';
+import { parseResourceName } from '../../names/resource-name.js';
+import type { JsonObject } from '../../ports/json.js';
+import type { StoredResource } from '../../ports/storage.js';
+import { isPlainObject } from '../../validation/paths.js';
+import type { ResourceEnvironment } from '../common/resource-environment.js';
+import { precisionValues, type Precision } from '../common/schema-parts.js';
+import { datasetNameOf } from '../datasets/dataset-rules.js';
+import type { BatchInferenceJobState } from './batch-inference-job-schema.js';
+import { batchInferenceJobTerminalStates } from './batch-inference-job-state-machine.js';
+
+/** A JobProgress with every counter at zero: what a new job shows. */
+export function initialJobProgress(): JsonObject {
+  return {
+    percent: 0, epoch: 0, totalInputRequests: 0, totalProcessedRequests: 0, successfullyProcessedRequests: 0,
+    failedRequests: 0, outputRows: 0, inputTokens: 0, outputTokens: 0, cachedInputTokenCount: 0,
+  };
+}
+
+/**
+ * Checks the form of a reference to a resource that need not exist yet (an output dataset or model,
+ * an evaluator): a name of `collection` in `accountId`. INVALID_ARGUMENT naming `field` otherwise.
+ */
+export function assertSameAccountName(reference: string, collection: string, accountId: string, field: string): void {
+  const parsed = parseResourceName(reference, collection, field);
+  if (parsed.accountId !== accountId) {
+    throw invalidArgument(`${field} "${reference}" must name a ${collection} resource in accounts/${accountId}`, { field, reason: 'INVALID_REFERENCE' });
+  }
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function isPrecision(value: unknown): value is Precision {
+  return typeof value === 'string' && (precisionValues as readonly string[]).includes(value) && value !== 'PRECISION_UNSPECIFIED';
+}
+
+/**
+ * The precision a model runs at by default: its `baseModelDetails.defaultPrecision`; for an add-on,
+ * that of its base model (when the base exists); FP16 otherwise.
+ */
+export async function defaultPrecisionOf(ctx: RequestContext, env: ResourceEnvironment, model: StoredResource): Promise<Precision> {
+  const own = isPlainObject(model.data.baseModelDetails) ? model.data.baseModelDetails.defaultPrecision : undefined;
+  if (isPrecision(own)) return own;
+  const baseName = isPlainObject(model.data.peftDetails) ? text(model.data.peftDetails.baseModel) : '';
+  if (baseName !== '') {
+    const base = await env.storage.resources.get(ctx, baseName);
+    const details = base?.data.baseModelDetails;
+    if (isPlainObject(details) && isPrecision(details.defaultPrecision)) return details.defaultPrecision;
+  }
+  return 'FP16';
+}
+
+const inheritedFromContinuedJob = ['model', 'inputDatasetId', 'outputDatasetId', 'inferenceParameters', 'precision'] as const;
+
+/**
+ * Rules of a new batch inference job (mutates `job`, which carries its name and initial state):
+ * - `continuedFromJobName` must name an existing job of the account that has stopped (COMPLETED,
+ *   FAILED, CANCELLED or EXPIRED; FAILED_PRECONDITION otherwise); fields the new job leaves out
+ *   (model, datasets, inference parameters, precision) are taken from it;
+ * - `model` and `inputDatasetId` are required unless continuing; both must exist in the account;
+ * - dataset references may be bare ids or full names and are stored as full names; the output
+ *   dataset need not exist yet (the job creates it) but must be in the account;
+ * - `precision` unspecified → the model's default (see `defaultPrecisionOf`);
+ * - `createdBy` is the caller's e-mail, `jobProgress` starts at zero.
+ */
+export async function applyBatchInferenceJobCreateRules(ctx: RequestContext, job: JsonObject, env: ResourceEnvironment): Promise<void> {
+  const { accountId } = parseResourceName(String(job.name), 'batchInferenceJobs');
+  const createdBy = ctx.principal?.email;
+  if (createdBy) job.createdBy = createdBy;
+  else delete job.createdBy;
+
+  const continuedFrom = text(job.continuedFromJobName);
+  if (continuedFrom !== '') {
+    const previous = await env.requireReference(ctx, continuedFrom, 'batchInferenceJobs', accountId, 'continuedFromJobName');
+    const state = text(previous.data.state) as BatchInferenceJobState;
+    if (!batchInferenceJobTerminalStates.includes(state)) {
+      throw failedPrecondition(`${continuedFrom} is ${state}; only a stopped job (${batchInferenceJobTerminalStates.join(', ')}) can be continued`, { reason: 'JOB_NOT_STOPPED' });
+    }
+    for (const field of inheritedFromContinuedJob) {
+      const given = job[field];
+      const unset = given === undefined || given === '' || (field === 'precision' && given === 'PRECISION_UNSPECIFIED');
+      const inherited = previous.data[field];
+      if (unset && inherited !== undefined) job[field] = structuredClone(inherited);
+    }
+  }
+
+  const model = text(job.model);
+  if (model === '') throw invalidArgument('model is required unless continuedFromJobName is given', { field: 'model' });
+  const modelRecord = await env.requireReference(ctx, model, 'models', accountId, 'model');
+
+  const input = text(job.inputDatasetId);
+  if (input === '') throw invalidArgument('inputDatasetId is required unless continuedFromJobName is given', { field: 'inputDatasetId' });
+  job.inputDatasetId = datasetNameOf(input, accountId, 'inputDatasetId');
+  await env.requireReference(ctx, job.inputDatasetId, 'datasets', accountId, 'inputDatasetId');
+
+  const output = text(job.outputDatasetId);
+  if (output !== '') {
+    job.outputDatasetId = datasetNameOf(output, accountId, 'outputDatasetId');
+    assertSameAccountName(job.outputDatasetId, 'datasets', accountId, 'outputDatasetId');
+  }
+
+  if (!isPrecision(job.precision)) job.precision = await defaultPrecisionOf(ctx, env, modelRecord);
+  job.jobProgress = initialJobProgress();
+}

@@ -1,0 +1,62 @@
+import { invalidArgument } from '../../errors/index.js';
+import { parseResourceName } from '../../names/resource-name.js';
+import type { JsonObject } from '../../ports/json.js';
+import { isPlainObject } from '../../validation/paths.js';
+
+/** What a base model contributes to deployment and shape defaults. */
+export interface BaseModelFacts {
+  readonly modelType?: string;
+  readonly parameterCount?: string;
+  readonly worldSize: number;
+  readonly defaultDraftModel?: string;
+  readonly defaultDraftTokenCount?: number;
+  readonly defaultPrecision?: string;
+  readonly contextLength?: number;
+}
+
+export function baseModelFacts(model: JsonObject): BaseModelFacts {
+  const details = isPlainObject(model.baseModelDetails) ? model.baseModelDetails : {};
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const facts: { -readonly [K in keyof BaseModelFacts]: BaseModelFacts[K] } = {
+    worldSize: num(details.worldSize) ?? 1,
+  };
+  const modelType = str(details.modelType);
+  if (modelType) facts.modelType = modelType;
+  const parameterCount = str(details.parameterCount);
+  if (parameterCount) facts.parameterCount = parameterCount;
+  const draft = str(model.defaultDraftModel);
+  if (draft) facts.defaultDraftModel = draft;
+  const draftCount = num(model.defaultDraftTokenCount);
+  if (draftCount !== undefined) facts.defaultDraftTokenCount = draftCount;
+  const precision = str(details.defaultPrecision);
+  if (precision && precision !== 'PRECISION_UNSPECIFIED') facts.defaultPrecision = precision;
+  const contextLength = num(model.contextLength);
+  if (contextLength) facts.contextLength = contextLength;
+  return facts;
+}
+
+/**
+ * Serving defaults shared by deployment shapes and deployments: accelerator type GPUX_A100_80GB,
+ * accelerator count (from the sizing advisor, else the base model's worldSize), draft model and token
+ * count from the base model, precision from the base model. Draft settings are checked for consistency.
+ */
+export function applyServingDefaults(
+  data: JsonObject,
+  facts: BaseModelFacts,
+  minimumAcceleratorCount: (data: JsonObject, facts: BaseModelFacts) => number | undefined,
+): void {
+  if (data.acceleratorType === undefined || data.acceleratorType === 'ACCELERATOR_TYPE_UNSPECIFIED') data.acceleratorType = 'GPUX_A100_80GB';
+  if ((data.precision === undefined || data.precision === 'PRECISION_UNSPECIFIED') && facts.defaultPrecision) data.precision = facts.defaultPrecision;
+  if (data.acceleratorCount === undefined) data.acceleratorCount = minimumAcceleratorCount(data, facts) ?? facts.worldSize;
+  if (data.draftModel === undefined && facts.defaultDraftModel) data.draftModel = facts.defaultDraftModel;
+  if (data.draftTokenCount === undefined && typeof data.draftModel === 'string' && data.draftModel !== '' && facts.defaultDraftTokenCount !== undefined) {
+    data.draftTokenCount = facts.defaultDraftTokenCount;
+  }
+  if (typeof data.draftModel === 'string' && data.draftModel !== '') {
+    parseResourceName(data.draftModel, 'models', 'draftModel');
+    if (data.draftTokenCount === undefined) {
+      throw invalidArgument('draftTokenCount must be given when draftModel is given and the base model has no default', { field: 'draftTokenCount' });
+    }
+  }
+}

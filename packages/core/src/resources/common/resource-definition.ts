@@ -1,0 +1,32 @@
+import type { FieldDeclarations } from '../../listing/fields.js';
+import type { RequestContext } from '../../kernel/request-context.js';
+import type { JsonObject } from '../../ports/json.js';
+import type { JsonSchema } from '../../validation/schema-validator.js';
+import type { StateMachine } from './state-machine.js';
+import type { ResourceEnvironment } from './resource-environment.js';
+import type { CreateOptions } from './resource-service.js';
+
+/**
+ * Everything that makes one resource kind: its schema, field behaviours, state machine, filter
+ * declarations and the rules that run on create and update. `ResourceService` does the rest.
+ */
+export interface ResourceDefinition {
+  /** Collection segment of names and URLs: `models`. */
+  readonly collection: string;
+  /** Singular, lowerCamelCase: `model`, `deploymentShape` (id parameter is `${singular}Id`). */
+  readonly singular: string;
+  /** The full resource schema (all fields, output-only included). */
+  readonly schema: JsonSchema;
+  /** Dotted camelCase paths the server owns; clients' values are ignored. */
+  readonly outputOnly: readonly string[];
+  /** Dotted paths that may be set at create but never changed afterwards. */
+  readonly immutable: readonly string[];
+  readonly fields: FieldDeclarations;
+  /** Default orderBy, e.g. `create_time`. */
+  readonly defaultOrder: string;
+  readonly stateMachine?: StateMachine<string>;
+  /** Fills defaults and enforces cross-field and reference rules on a new resource (mutates `data`). */
+  prepareCreate?(ctx: RequestContext, data: JsonObject, env: ResourceEnvironment, options: CreateOptions): Promise<void> | void;
+  /** Enforces rules on the merged result of an update (mutates `next`). */
+  prepareUpdate?(ctx: RequestContext, next: JsonObject, previous: JsonObject, env: ResourceEnvironment): Promise<void> | void;
+}

@@ -1,0 +1,241 @@
+import { Code, GatewayError, alreadyExists, invalidArgument, isGatewayError, notFound } from '../../errors/index.js';
+import type { RequestContext } from '../../kernel/request-context.js';
+import { applyReadMask, applyUpdateMask, parseFieldMask, prepareListRequest } from '../../listing/index.js';
+import { assertValidId, formatResourceName, parseResourceName } from '../../names/resource-name.js';
+import type { JsonObject } from '../../ports/json.js';
+import type { StoredResource } from '../../ports/storage.js';
+import { authorize } from '../../auth/permissions.js';
+import { compileInputValidator, type InputValidator } from '../../validation/schema-validator.js';
+import { getPath } from '../../validation/paths.js';
+import type { ResourceDefinition } from './resource-definition.js';
+import type { ResourceEnvironment } from './resource-environment.js';
+import type { GatewaySecrets } from './secrets.js';
+
+export interface CreateOptions {
+  /** The new resource's id; generated when absent. */
+  readonly id?: string;
+  /** Validate and answer what would be created, without storing it. */
+  readonly validateOnly?: boolean;
+  /** Resource-specific create flags (e.g. deployments' `skipShapeValidation`). */
+  readonly flags?: Readonly<Record<string, boolean>>;
+}
+
+export interface ListParams {
+  readonly filter?: string;
+  readonly orderBy?: string;
+  readonly pageSize?: number;
+  readonly pageToken?: string;
+  readonly readMask?: string;
+}
+
+export interface ListPage {
+  readonly items: JsonObject[];
+  readonly nextPageToken?: string;
+  readonly totalSize: number;
+}
+
+/** Extra list behaviour a specific resource adds (e.g. deployments hide DELETED unless showDeleted). */
+export interface ListExtras {
+  /** An extra AIP-160 clause ANDed with the caller's filter. */
+  readonly extraFilter?: string;
+  /** Parameters that must stay equal across pages (bound into the page token). */
+  readonly boundParams?: Record<string, string | undefined>;
+}
+
+const maxUpdateAttempts = 4;
+
+/**
+ * Create, get, list, update and delete for one resource kind, driven by its `ResourceDefinition`.
+ * Resource-specific services compose it and add their own operations.
+ */
+export class ResourceService {
+  private readonly validateInput: InputValidator;
+  readonly topLevelFields: readonly string[];
+
+  constructor(
+    readonly definition: ResourceDefinition,
+    protected readonly env: ResourceEnvironment,
+    private readonly secrets: GatewaySecrets,
+  ) {
+    this.validateInput = compileInputValidator(definition.schema, definition.outputOnly, definition.singular);
+    this.topLevelFields = Object.keys((definition.schema as { properties: object }).properties);
+  }
+
+  /** Parses and checks a name of this collection; authorizes the permission on its account. */
+  authorizeName(ctx: RequestContext, name: string, verb: 'get' | 'update' | 'delete' | 'action'): { accountId: string; id: string } {
+    const parsed = parseResourceName(name, this.definition.collection);
+    authorize(ctx, `${this.definition.collection}.${verb}`, { accountId: parsed.accountId });
+    return parsed;
+  }
+
+  nameOf(accountId: string, id: string): string {
+    return formatResourceName(accountId, this.definition.collection, id);
+  }
+
+  /** Validates a client body (strict schema, output-only fields dropped). */
+  validate(body: unknown): JsonObject {
+    return this.validateInput(body);
+  }
+
+  async create(ctx: RequestContext, accountId: string, body: unknown, options: CreateOptions = {}): Promise<JsonObject> {
+    assertValidId(accountId, 'account_id');
+    authorize(ctx, `${this.definition.collection}.create`, { accountId });
+    const data = this.validate(body ?? {});
+    const id = options.id === undefined || options.id === '' ? this.env.ids.resourceId() : assertValidId(options.id, `${this.definition.singular}Id`);
+    const name = this.nameOf(accountId, id);
+    const now = this.env.nowIso();
+    const record: JsonObject = { name, ...data, createTime: now, updateTime: now };
+    if (this.definition.stateMachine) record.state = this.definition.stateMachine.initial;
+    await this.definition.prepareCreate?.(ctx, record, this.env, options);
+    const ordered = this.ordered(record);
+    if (options.validateOnly) {
+      if (await this.env.storage.resources.get(ctx, name)) throw alreadyExists(name);
+      return ordered;
+    }
+    const stored = await this.env.storage.resources.create(ctx, name, ordered);
+    return stored.data;
+  }
+
+  /** Stores a fully prepared record (used by services that build resources themselves). */
+  async insert(ctx: RequestContext, record: JsonObject): Promise<JsonObject> {
+    const stored = await this.env.storage.resources.create(ctx, String(record.name), this.ordered(record));
+    return stored.data;
+  }
+
+  async getStored(ctx: RequestContext, name: string): Promise<StoredResource> {
+    const found = await this.env.storage.resources.get(ctx, name);
+    if (!found) throw notFound(name);
+    return found;
+  }
+
+  async get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
+    this.authorizeName(ctx, name, 'get');
+    const mask = parseFieldMask(readMask, this.topLevelFields);
+    const found = await this.getStored(ctx, name);
+    return applyReadMask(found.data, mask);
+  }
+
+  /** Applies a read mask to data the caller already loaded. */
+  mask(data: JsonObject, readMask?: string): JsonObject {
+    return applyReadMask(data, parseFieldMask(readMask, this.topLevelFields));
+  }
+
+  async list(ctx: RequestContext, accountId: string, params: ListParams, extras: ListExtras = {}): Promise<ListPage> {
+    assertValidId(accountId, 'account_id');
+    authorize(ctx, `${this.definition.collection}.list`, { accountId });
+    const mask = parseFieldMask(params.readMask, this.topLevelFields);
+    const userFilter = params.filter?.trim() ? params.filter : undefined;
+    const combined = extras.extraFilter
+      ? userFilter
+        ? `(${userFilter}) AND ${extras.extraFilter}`
+        : extras.extraFilter
+      : userFilter;
+    const prepared = prepareListRequest(
+      {
+        filter: params.filter,
+        orderBy: params.orderBy,
+        pageSize: params.pageSize,
+        pageToken: params.pageToken,
+        otherParams: { readMask: params.readMask, ...extras.boundParams },
+      },
+      { declarations: this.definition.fields, defaultOrder: this.definition.defaultOrder, secret: this.secrets.pageTokenSecret },
+    );
+    // The extra clause is server-written; it is parsed separately so user filter errors keep their positions.
+    const filter = combined === userFilter ? prepared.filter : prepareListRequest(
+      { filter: combined, orderBy: params.orderBy },
+      { declarations: this.definition.fields, defaultOrder: this.definition.defaultOrder, secret: this.secrets.pageTokenSecret },
+    ).filter;
+    const result = await this.env.storage.resources.list(ctx, {
+      parent: `accounts/${accountId}`,
+      collection: this.definition.collection,
+      ...(filter ? { filter } : {}),
+      orderBy: prepared.orderBy,
+      pageSize: prepared.pageSize,
+      ...(prepared.after ? { after: prepared.after } : {}),
+    });
+    const last = result.items[result.items.length - 1];
+    return {
+      items: result.items.map((item) => applyReadMask(item.data, mask)),
+      ...(result.hasMore && last ? { nextPageToken: prepared.nextPageToken(last.data) } : {}),
+      totalSize: result.totalSize,
+    };
+  }
+
+  /**
+   * PATCH: with an update mask only the masked paths change; without one every mutable field present in
+   * the body is replaced. A `name` in the body must equal the path's name. Immutable fields may not
+   * change. Retries the read-modify-write when a concurrent writer wins, so no update is lost.
+   */
+  async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
+    this.authorizeName(ctx, name, 'update');
+    if (body !== null && typeof body === 'object' && !Array.isArray(body) && 'name' in body) {
+      const bodyName = (body as { name: unknown }).name;
+      if (bodyName !== name) throw invalidArgument(`body name "${String(bodyName)}" must equal the resource name "${name}"`, { field: 'name' });
+    }
+    const patch = this.validate(body ?? {});
+    const outputOnly = new Set(this.definition.outputOnly);
+    const paths = parseFieldMask(updateMask, this.topLevelFields)?.filter((p) => !outputOnly.has(p) && p !== 'name');
+    return this.mutate(ctx, name, async (previous) => {
+      const next = applyUpdateMask(previous, patch, paths);
+      for (const path of this.definition.immutable) {
+        const segments = path.split('.');
+        if (JSON.stringify(getPath(next, segments)) !== JSON.stringify(getPath(previous, segments))) {
+          throw invalidArgument(`field "${path}" cannot be changed after creation`, { field: path, reason: 'IMMUTABLE_FIELD' });
+        }
+      }
+      for (const path of this.definition.outputOnly) {
+        const [top] = path.split('.');
+        if (top !== undefined && !path.includes('.') && previous[top] !== undefined) next[top] = previous[top];
+      }
+      next.name = name;
+      await this.definition.prepareUpdate?.(ctx, next, previous, this.env);
+      return next;
+    });
+  }
+
+  /**
+   * Applies `change` to the stored resource with an etag check, re-reading and retrying when a
+   * concurrent write won. `change` returns the new body (updateTime is set here).
+   */
+  async mutate(ctx: RequestContext, name: string, change: (previous: JsonObject) => Promise<JsonObject> | JsonObject): Promise<JsonObject> {
+    for (let attempt = 1; ; attempt += 1) {
+      const current = await this.getStored(ctx, name);
+      const next = await change(structuredClone(current.data));
+      next.updateTime = this.env.nowIso();
+      try {
+        const stored = await this.env.storage.resources.update(ctx, name, this.ordered(next), current.etag);
+        return stored.data;
+      } catch (error) {
+        if (isGatewayError(error) && error.code === Code.ABORTED && attempt < maxUpdateAttempts) continue;
+        throw error;
+      }
+    }
+  }
+
+  async delete(ctx: RequestContext, name: string): Promise<void> {
+    this.authorizeName(ctx, name, 'delete');
+    await this.remove(ctx, name);
+  }
+
+  /** Removes without authorization (the caller authorized). NOT_FOUND when absent. */
+  async remove(ctx: RequestContext, name: string): Promise<void> {
+    try {
+      await this.env.storage.resources.delete(ctx, name);
+    } catch (error) {
+      if (isGatewayError(error) && error.code === Code.NOT_FOUND) throw notFound(name);
+      throw error;
+    }
+  }
+
+  /** Orders keys as the schema declares them, so answers read the same every time. */
+  ordered(record: JsonObject): JsonObject {
+    const out: JsonObject = {};
+    for (const key of this.topLevelFields) if (record[key] !== undefined) out[key] = record[key]!;
+    for (const [key, value] of Object.entries(record)) if (!(key in out) && value !== undefined) out[key] = value;
+    return out;
+  }
+}
+
+export function isNotFound(error: unknown): boolean {
+  return error instanceof GatewayError && error.code === Code.NOT_FOUND;
+}

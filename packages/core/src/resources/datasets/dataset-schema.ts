@@ -1,0 +1,65 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { displayNameSchema, int64Schema, nameSchema, statusSchema, timestampSchema } from '../common/schema-parts.js';
+
+export const datasetStateValues = ['STATE_UNSPECIFIED', 'UPLOADING', 'READY'] as const;
+export type DatasetState = (typeof datasetStateValues)[number];
+export const datasetFormatValues = ['FORMAT_UNSPECIFIED', 'CHAT', 'COMPLETION', 'RL'] as const;
+export type DatasetFormat = (typeof datasetFormatValues)[number];
+
+/**
+ * The Dataset resource (spec: Resources › Dataset). The contents of `userUploaded` and `evalProtocol`
+ * are not specified, so they are free-form objects.
+ *
+ * Berth extension: `sourceDataset` and `sourceFilter` (output only) record the lineage of a dataset
+ * created with `sourceDatasetId` + `filter`: the full name of the dataset it was derived from and the
+ * filter that selects its examples. The upload/derivation flow reads them to materialise the files.
+ * `sourceJobName` stays what the client gave (the job that produced the dataset).
+ */
+export const datasetSchema = {
+  type: 'object',
+  properties: {
+    name: nameSchema,
+    displayName: displayNameSchema,
+    createTime: timestampSchema,
+    updateTime: timestampSchema,
+    state: { type: 'string', enum: datasetStateValues },
+    status: statusSchema,
+    exampleCount: { ...int64Schema, pattern: '^[0-9]{1,19}$' },
+    userUploaded: { type: 'object' },
+    evalProtocol: { type: 'object' },
+    externalUrl: { type: 'string', maxLength: 2083 },
+    format: { type: 'string', enum: datasetFormatValues },
+    createdBy: { type: 'string' },
+    sourceJobName: { type: 'string', maxLength: 512 },
+    estimatedTokenCount: { ...int64Schema, pattern: '^[0-9]{1,19}$' },
+    averageTurnCount: { type: 'number', minimum: 0 },
+    sourceDataset: { type: 'string' },
+    sourceFilter: { type: 'string' },
+  },
+} as const;
+
+export type Dataset = FromSchema<typeof datasetSchema>;
+
+export const datasetOutputOnly = [
+  'name', 'createTime', 'updateTime', 'state', 'status', 'createdBy', 'sourceDataset', 'sourceFilter',
+] as const;
+
+/** Longest accepted `filter` of a derived dataset. */
+export const datasetFilterMaxLength = 2048;
+
+/**
+ * The create request body (`POST /v1/accounts/{a}/datasets`): the dataset plus its id and, to derive
+ * from another dataset of the account, `sourceDatasetId` (bare id or full name) and `filter`. The
+ * `dataset` object itself is checked against `datasetSchema`.
+ */
+export const createDatasetRequestSchema = {
+  type: 'object',
+  properties: {
+    dataset: { type: 'object' },
+    datasetId: { type: 'string' },
+    sourceDatasetId: { type: 'string' },
+    filter: { type: 'string', maxLength: datasetFilterMaxLength },
+  },
+} as const;
+
+export type CreateDatasetRequest = FromSchema<typeof createDatasetRequestSchema>;

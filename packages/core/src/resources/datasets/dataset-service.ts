@@ -1,0 +1,97 @@
+import type { RequestContext } from '../../kernel/request-context.js';
+import { authorize } from '../../auth/permissions.js';
+import { assertValidId } from '../../names/resource-name.js';
+import type { JsonObject } from '../../ports/json.js';
+import { compileValidator } from '../../validation/schema-validator.js';
+import type { ResourceEnvironment } from '../common/resource-environment.js';
+import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
+import type { GatewaySecrets } from '../common/secrets.js';
+import { assertTransition } from '../common/state-machine.js';
+import { datasetDefinition } from './dataset-definition.js';
+import { applyDatasetCreateRules, checkDerivationRequest, datasetNameOf, int64Count, type DatasetDerivation } from './dataset-rules.js';
+import { createDatasetRequestSchema, type CreateDatasetRequest, type DatasetState } from './dataset-schema.js';
+import { datasetStateMachine } from './dataset-state-machine.js';
+
+const validateCreateRequest = compileValidator(createDatasetRequestSchema, 'request body');
+
+/** What the upload flow learned while validating a dataset's files. */
+export interface DatasetReadyInfo {
+  readonly exampleCount?: number | string;
+  readonly estimatedTokenCount?: number | string;
+}
+
+/**
+ * Datasets used for training and batch inference. Create takes the request wrapper
+ * `{dataset, datasetId, sourceDatasetId, filter}`; there is no update (the API has none).
+ */
+export class DatasetService {
+  readonly resources: ResourceService;
+
+  constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets) {
+    this.resources = new ResourceService(datasetDefinition, env, secrets);
+  }
+
+  /**
+   * Creates a dataset from the whole request body. The wrapper is strict (unknown keys are
+   * INVALID_ARGUMENT), `dataset` is checked against the resource schema, `datasetId` is generated when
+   * absent. With `sourceDatasetId` (bare id or full name, same account, must exist) and a non-blank
+   * `filter`, the dataset is derived from that one. Throws PERMISSION_DENIED, INVALID_ARGUMENT,
+   * ALREADY_EXISTS.
+   */
+  async create(ctx: RequestContext, accountId: string, body: unknown): Promise<JsonObject> {
+    assertValidId(accountId, 'account_id');
+    authorize(ctx, 'datasets.create', { accountId });
+    validateCreateRequest(body ?? {});
+    const request = (body ?? {}) as CreateDatasetRequest;
+    const data = this.resources.validate(request.dataset ?? {});
+    const id = request.datasetId === undefined || request.datasetId === '' ? this.env.ids.resourceId() : assertValidId(request.datasetId, 'datasetId');
+    const derivationRequest = checkDerivationRequest(request.sourceDatasetId, request.filter);
+    let derivation: DatasetDerivation | undefined;
+    if (derivationRequest) {
+      const sourceName = datasetNameOf(derivationRequest.sourceDatasetId, accountId, 'sourceDatasetId');
+      const source = await this.env.requireReference(ctx, sourceName, 'datasets', accountId, 'sourceDatasetId');
+      derivation = { sourceName, source: source.data, filter: derivationRequest.filter };
+    }
+    const now = this.env.nowIso();
+    const record: JsonObject = {
+      name: this.resources.nameOf(accountId, id),
+      ...data,
+      createTime: now,
+      updateTime: now,
+      state: datasetStateMachine.initial,
+    };
+    applyDatasetCreateRules(record, { createdBy: ctx.principal?.email, derivation });
+    return this.resources.insert(ctx, record);
+  }
+
+  get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
+    return this.resources.get(ctx, name, readMask);
+  }
+
+  list(ctx: RequestContext, accountId: string, params: ListParams): Promise<ListPage> {
+    return this.resources.list(ctx, accountId, params);
+  }
+
+  delete(ctx: RequestContext, name: string): Promise<void> {
+    return this.resources.delete(ctx, name);
+  }
+
+  /**
+   * Marks an UPLOADING dataset READY once its files are validated, recording the counts the
+   * validation found. FAILED_PRECONDITION when the dataset is not UPLOADING; NOT_FOUND when absent.
+   */
+  async markReady(ctx: RequestContext, name: string, info: DatasetReadyInfo = {}): Promise<JsonObject> {
+    this.resources.authorizeName(ctx, name, 'action');
+    const exampleCount = info.exampleCount === undefined ? undefined : int64Count(info.exampleCount, 'exampleCount');
+    const tokens = info.estimatedTokenCount === undefined ? undefined : int64Count(info.estimatedTokenCount, 'estimatedTokenCount');
+    return this.resources.mutate(ctx, name, (dataset) => {
+      const state = (dataset.state ?? 'STATE_UNSPECIFIED') as DatasetState;
+      assertTransition(datasetStateMachine, state, 'READY');
+      dataset.state = 'READY';
+      if (exampleCount !== undefined) dataset.exampleCount = exampleCount;
+      if (tokens !== undefined) dataset.estimatedTokenCount = tokens;
+      delete dataset.status;
+      return dataset;
+    });
+  }
+}

@@ -1,0 +1,42 @@
+import type { ResourceDefinition } from '../common/resource-definition.js';
+import { applyServingDefaults, baseModelFacts } from '../common/placement-defaults.js';
+import type { ServingAdvisor } from '../common/sizing.js';
+import { deploymentShapeFields } from './deployment-shape-fields.js';
+import { deploymentShapeOutputOnly, deploymentShapeSchema } from './deployment-shape-schema.js';
+import { invalidArgument } from '../../errors/index.js';
+
+/**
+ * Deployment shapes: reusable serving settings for a base model. On create the base model must exist in
+ * the same account; modelType and parameterCount are copied from it, and the serving defaults
+ * (accelerator type and count, draft model, precision) are filled in.
+ */
+export function deploymentShapeDefinition(advisor: ServingAdvisor): ResourceDefinition {
+  return {
+    collection: 'deploymentShapes',
+    singular: 'deploymentShape',
+    schema: deploymentShapeSchema,
+    outputOnly: deploymentShapeOutputOnly,
+    immutable: ['baseModel'],
+    fields: deploymentShapeFields,
+    defaultOrder: 'create_time',
+    async prepareCreate(ctx, data, env) {
+      if (typeof data.baseModel !== 'string' || data.baseModel === '') {
+        throw invalidArgument('baseModel is required', { field: 'baseModel' });
+      }
+      const accountId = String(data.name).split('/')[1]!;
+      const base = await env.requireReference(ctx, data.baseModel, 'models', accountId, 'baseModel');
+      const facts = baseModelFacts(base.data);
+      if (data.modelType === undefined && facts.modelType) data.modelType = facts.modelType;
+      if (data.parameterCount === undefined && facts.parameterCount) data.parameterCount = facts.parameterCount;
+      applyServingDefaults(data, facts, (d, f) => advisor.minimumAcceleratorCount(d, f));
+      advisor.validate(ctx, data, facts);
+    },
+    async prepareUpdate(ctx, next, _previous, env) {
+      const accountId = String(next.name).split('/')[1]!;
+      const base = await env.requireReference(ctx, String(next.baseModel), 'models', accountId, 'baseModel');
+      const facts = baseModelFacts(base.data);
+      applyServingDefaults(next, facts, (d, f) => advisor.minimumAcceleratorCount(d, f));
+      advisor.validate(ctx, next, facts);
+    },
+  };
+}

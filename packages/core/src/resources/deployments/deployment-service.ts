@@ -1,0 +1,142 @@
+import { invalidArgument, notFound } from '../../errors/index.js';
+import type { RequestContext } from '../../kernel/request-context.js';
+import type { JsonObject } from '../../ports/json.js';
+import type { ResourceEnvironment } from '../common/resource-environment.js';
+import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
+import type { GatewaySecrets } from '../common/secrets.js';
+import type { ServingAdvisor } from '../common/sizing.js';
+import { assertTransition } from '../common/state-machine.js';
+import { deploymentDefinition } from './deployment-definition.js';
+import type { DeploymentState } from './deployment-schema.js';
+import { deploymentStateMachine } from './deployment-state-machine.js';
+
+export interface DeploymentCreateOptions {
+  readonly deploymentId?: string;
+  readonly validateOnly?: boolean;
+  readonly skipShapeValidation?: boolean;
+}
+
+export interface DeploymentDeleteOptions {
+  /** Remove the record instead of soft-deleting it. */
+  readonly hard?: boolean;
+  /** Delete even when the deployment is in use. */
+  readonly ignoreChecks?: boolean;
+}
+
+export interface DeploymentListParams extends ListParams {
+  readonly showDeleted?: boolean;
+}
+
+/**
+ * Decides whether a deployment may be deleted now; the runtime layer binds one that knows about
+ * recent traffic. Throws FAILED_PRECONDITION to refuse.
+ */
+export interface DeploymentDeletionGuard {
+  check(ctx: RequestContext, deployment: JsonObject, options: DeploymentDeleteOptions): Promise<void>;
+}
+
+/** How long a soft-deleted deployment can be restored with :undelete before it is purged. */
+export const softDeleteRetentionMs = 7 * 24 * 3600 * 1000;
+
+export class DeploymentService {
+  readonly resources: ResourceService;
+  private guard: DeploymentDeletionGuard | undefined;
+
+  constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets, advisor: ServingAdvisor) {
+    this.resources = new ResourceService(deploymentDefinition(advisor), env, secrets);
+  }
+
+  /** Installs the in-use check used by delete (runtime plugins provide it). */
+  setDeletionGuard(guard: DeploymentDeletionGuard): void {
+    this.guard = guard;
+  }
+
+  create(ctx: RequestContext, accountId: string, body: unknown, options: DeploymentCreateOptions = {}): Promise<JsonObject> {
+    return this.resources.create(ctx, accountId, body, {
+      ...(options.deploymentId !== undefined ? { id: options.deploymentId } : {}),
+      ...(options.validateOnly ? { validateOnly: true } : {}),
+      flags: { skipShapeValidation: options.skipShapeValidation === true },
+    });
+  }
+
+  /** Soft-deleted deployments are still readable by name (AIP-164). */
+  get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
+    return this.resources.get(ctx, name, readMask);
+  }
+
+  list(ctx: RequestContext, accountId: string, params: DeploymentListParams): Promise<ListPage> {
+    const showDeleted = params.showDeleted === true;
+    return this.resources.list(ctx, accountId, params, {
+      ...(showDeleted ? {} : { extraFilter: 'state != DELETED' }),
+      boundParams: { showDeleted: String(showDeleted) },
+    });
+  }
+
+  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
+    return this.resources.update(ctx, name, body, updateMask);
+  }
+
+  /**
+   * Soft delete (state DELETED, deleteTime and purgeTime set, hidden from lists unless showDeleted), or
+   * with `hard` removal of the record. Deleting an already soft-deleted deployment is NOT_FOUND unless hard.
+   */
+  async delete(ctx: RequestContext, name: string, options: DeploymentDeleteOptions = {}): Promise<void> {
+    this.resources.authorizeName(ctx, name, 'delete');
+    const current = await this.resources.getStored(ctx, name);
+    const state = current.data.state as DeploymentState;
+    if (state !== 'DELETED') await this.guard?.check(ctx, current.data, options);
+    if (options.hard) {
+      await this.resources.remove(ctx, name);
+      return;
+    }
+    if (state === 'DELETED') throw notFound(name);
+    await this.resources.mutate(ctx, name, (previous) => {
+      const from = previous.state as DeploymentState;
+      if (from === 'DELETED') throw notFound(name);
+      assertTransition(deploymentStateMachine, from, 'DELETED');
+      const now = this.env.clock.now();
+      return {
+        ...previous,
+        state: 'DELETED',
+        desiredReplicaCount: 0,
+        deleteTime: now.toISOString(),
+        purgeTime: new Date(now.getTime() + softDeleteRetentionMs).toISOString(),
+      };
+    });
+  }
+
+  /** Restores a soft-deleted deployment (DELETED → CREATING); FAILED_PRECONDITION for any other state. */
+  async undelete(ctx: RequestContext, name: string): Promise<JsonObject> {
+    this.resources.authorizeName(ctx, name, 'action');
+    return this.resources.mutate(ctx, name, (previous) => {
+      assertTransition(deploymentStateMachine, previous.state as DeploymentState, 'CREATING');
+      const { deleteTime: _d, purgeTime: _p, ...rest } = previous;
+      const min = typeof rest.minReplicaCount === 'number' ? rest.minReplicaCount : 0;
+      const max = typeof rest.maxReplicaCount === 'number' ? rest.maxReplicaCount : 1;
+      return { ...rest, state: 'CREATING', desiredReplicaCount: Math.min(Math.max(min, 1), max) };
+    });
+  }
+
+  /**
+   * Sets the desired replica count (`:scale`). It must lie within [minReplicaCount, maxReplicaCount];
+   * a deleted deployment cannot be scaled.
+   */
+  async scale(ctx: RequestContext, name: string, replicaCount: number): Promise<void> {
+    this.resources.authorizeName(ctx, name, 'update');
+    if (!Number.isInteger(replicaCount) || replicaCount < 0) {
+      throw invalidArgument('replicaCount must be a non-negative integer', { field: 'replicaCount' });
+    }
+    await this.resources.mutate(ctx, name, (previous) => {
+      const state = previous.state as DeploymentState;
+      if (state === 'DELETED' || state === 'DELETING') {
+        throw invalidArgument(`deployment ${name} is ${state} and cannot be scaled`, { field: 'replicaCount' });
+      }
+      const min = previous.minReplicaCount as number;
+      const max = previous.maxReplicaCount as number;
+      if (replicaCount < min || replicaCount > max) {
+        throw invalidArgument(`replicaCount ${replicaCount} is outside [minReplicaCount ${min}, maxReplicaCount ${max}]`, { field: 'replicaCount' });
+      }
+      return { ...previous, desiredReplicaCount: replicaCount };
+    });
+  }
+}

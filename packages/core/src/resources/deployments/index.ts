@@ -1,0 +1,6 @@
+export * from './deployment-schema.js';
+export * from './deployment-fields.js';
+export * from './deployment-state-machine.js';
+export * from './deployment-rules.js';
+export * from './deployment-definition.js';
+export * from './deployment-service.js';

@@ -1,0 +1,18 @@
+import type { ResourceDefinition } from '../common/resource-definition.js';
+import { modelFields } from './model-fields.js';
+import { applyModelRules } from './model-rules.js';
+import { modelOutputOnly, modelSchema } from './model-schema.js';
+import { modelStateMachine } from './model-state-machine.js';
+
+export const modelDefinition: ResourceDefinition = {
+  collection: 'models',
+  singular: 'model',
+  schema: modelSchema,
+  outputOnly: modelOutputOnly,
+  immutable: ['kind', 'peftDetails.baseModel', 'baseModelDetails.parameterCount'],
+  fields: modelFields,
+  defaultOrder: 'create_time',
+  stateMachine: modelStateMachine,
+  prepareCreate: (_ctx, data) => applyModelRules(data),
+  prepareUpdate: (_ctx, next) => applyModelRules(next),
+};

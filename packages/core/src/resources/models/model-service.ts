@@ -1,0 +1,67 @@
+import type { RequestContext } from '../../kernel/request-context.js';
+import type { JsonObject } from '../../ports/json.js';
+import { parseFilter, parseOrderBy } from '../../listing/index.js';
+import type { FieldDeclarations } from '../../listing/fields.js';
+import type { ResourceEnvironment } from '../common/resource-environment.js';
+import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
+import type { GatewaySecrets } from '../common/secrets.js';
+import { modelDefinition } from './model-definition.js';
+
+const deployedModelLookupFields: FieldDeclarations = {
+  name: { path: ['name'], type: 'string' },
+  model: { path: ['model'], type: 'string' },
+  createTime: { path: ['createTime'], type: 'timestamp' },
+};
+
+/** Models: the registry. `get` adds `deployedModelRefs`, which lists never carry. */
+export class ModelService {
+  readonly resources: ResourceService;
+
+  constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets) {
+    this.resources = new ResourceService(modelDefinition, env, secrets);
+  }
+
+  create(ctx: RequestContext, accountId: string, body: unknown, modelId?: string): Promise<JsonObject> {
+    return this.resources.create(ctx, accountId, body, modelId === undefined ? {} : { id: modelId });
+  }
+
+  async get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
+    this.resources.authorizeName(ctx, name, 'get');
+    const stored = await this.resources.getStored(ctx, name);
+    const refs = await this.deployedModelRefs(ctx, name);
+    const data: JsonObject = refs.length > 0 ? { ...stored.data, deployedModelRefs: refs } : stored.data;
+    return this.resources.mask(this.resources.ordered(data), readMask);
+  }
+
+  list(ctx: RequestContext, accountId: string, params: ListParams): Promise<ListPage> {
+    return this.resources.list(ctx, accountId, params);
+  }
+
+  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
+    return this.resources.update(ctx, name, body, updateMask);
+  }
+
+  delete(ctx: RequestContext, name: string): Promise<void> {
+    return this.resources.delete(ctx, name);
+  }
+
+  /** Deployed-model records of this model, oldest first; the first is the default target. */
+  private async deployedModelRefs(ctx: RequestContext, modelName: string): Promise<JsonObject[]> {
+    const accountId = modelName.split('/')[1]!;
+    const filter = parseFilter(`model = ${JSON.stringify(modelName)}`, deployedModelLookupFields);
+    const result = await this.env.storage.resources.list(ctx, {
+      parent: `accounts/${accountId}`,
+      collection: 'deployedModels',
+      ...(filter ? { filter } : {}),
+      orderBy: parseOrderBy(undefined, deployedModelLookupFields, 'create_time'),
+      pageSize: 200,
+    });
+    return result.items.map(({ data }) => ({
+      name: data.name ?? '',
+      deployment: data.deployment ?? '',
+      state: data.state ?? 'STATE_UNSPECIFIED',
+      default: data.default === true,
+      public: data.public === true,
+    }));
+  }
+}

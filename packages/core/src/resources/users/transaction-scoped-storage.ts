@@ -1,0 +1,58 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RequestContext } from '../../kernel/request-context.js';
+import type {
+  BlobStore, JobQueue, KeyValueStore, Outbox, ResourceStore, Storage, StorageTransaction,
+} from '../../ports/storage.js';
+
+/**
+ * A `Storage` view that routes resource, queue and outbox calls to the storage transaction the current
+ * async call chain runs in (when there is one) and to the root store otherwise. It lets a
+ * `ResourceService` run its read-check-write inside `transaction(...)` unchanged, so a check that
+ * reads other records (e.g. "another admin exists") commits atomically with the write. Adapters may
+ * forbid root-store calls inside a transaction (one-connection pools): this view never makes one.
+ */
+export class TransactionScopedStorage implements Storage {
+  private readonly current = new AsyncLocalStorage<StorageTransaction>();
+  readonly resources: ResourceStore;
+  readonly queue: JobQueue;
+  readonly outbox: Outbox;
+
+  constructor(private readonly root: Storage) {
+    const scope = (): StorageTransaction => this.current.getStore() ?? root;
+    this.resources = {
+      create: (ctx, name, data) => scope().resources.create(ctx, name, data),
+      get: (ctx, name) => scope().resources.get(ctx, name),
+      update: (ctx, name, data, etag) => scope().resources.update(ctx, name, data, etag),
+      delete: (ctx, name, etag) => scope().resources.delete(ctx, name, etag),
+      list: (ctx, query) => scope().resources.list(ctx, query),
+    };
+    this.queue = {
+      enqueue: (ctx, request) => scope().queue.enqueue(ctx, request),
+      claim: (ctx, queue, workerId, leaseMs) => scope().queue.claim(ctx, queue, workerId, leaseMs),
+      renew: (ctx, jobId, attempt, leaseMs) => scope().queue.renew(ctx, jobId, attempt, leaseMs),
+      complete: (ctx, jobId, attempt, result) => scope().queue.complete(ctx, jobId, attempt, result),
+      fail: (ctx, jobId, attempt, error, retryAt) => scope().queue.fail(ctx, jobId, attempt, error, retryAt),
+      get: (ctx, jobId) => scope().queue.get(ctx, jobId),
+    };
+    this.outbox = {
+      publish: (ctx, topic, payload) => scope().outbox.publish(ctx, topic, payload),
+      poll: (ctx, consumer, limit) => scope().outbox.poll(ctx, consumer, limit),
+      ack: (ctx, consumer, sequence) => scope().outbox.ack(ctx, consumer, sequence),
+    };
+  }
+
+  get blobs(): BlobStore {
+    return this.root.blobs;
+  }
+
+  get kv(): KeyValueStore {
+    return this.root.kv;
+  }
+
+  /** Runs `work` in a root transaction, or joins the one already running in this call chain. */
+  transaction<T>(ctx: RequestContext, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+    const open = this.current.getStore();
+    if (open !== undefined) return work(open);
+    return this.root.transaction(ctx, (tx) => this.current.run(tx, () => work(tx)));
+  }
+}

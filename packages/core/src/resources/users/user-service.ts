@@ -1,0 +1,56 @@
+import type { RequestContext } from '../../kernel/request-context.js';
+import type { JsonObject } from '../../ports/json.js';
+import { ResourceEnvironment } from '../common/resource-environment.js';
+import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
+import type { GatewaySecrets } from '../common/secrets.js';
+import { userDefinition } from './user-definition.js';
+import { assertAnotherAdminExists, assertBodyNamesUser } from './user-rules.js';
+import { TransactionScopedStorage } from './transaction-scoped-storage.js';
+
+/**
+ * Users of an account. Every change is synchronous (see the state machine). An account always keeps
+ * an admin: demoting or deleting the last one is FAILED_PRECONDITION, checked in the same storage
+ * transaction as the write so that concurrent calls cannot both remove "the other" admin.
+ */
+export class UserService {
+  readonly resources: ResourceService;
+  private readonly storage: TransactionScopedStorage;
+
+  constructor(env: ResourceEnvironment, secrets: GatewaySecrets) {
+    this.storage = new TransactionScopedStorage(env.storage);
+    this.resources = new ResourceService(userDefinition, new ResourceEnvironment(this.storage, env.clock, env.ids), secrets);
+  }
+
+  /** Creates a user; `role` is required. Throws PERMISSION_DENIED, INVALID_ARGUMENT, ALREADY_EXISTS. */
+  create(ctx: RequestContext, accountId: string, body: unknown, userId?: string): Promise<JsonObject> {
+    return this.resources.create(ctx, accountId, body, userId === undefined ? {} : { id: userId });
+  }
+
+  get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
+    return this.resources.get(ctx, name, readMask);
+  }
+
+  list(ctx: RequestContext, accountId: string, params: ListParams): Promise<ListPage> {
+    return this.resources.list(ctx, accountId, params);
+  }
+
+  /**
+   * PATCH a user. The body's `name` must be present and equal `name` (INVALID_ARGUMENT otherwise).
+   * FAILED_PRECONDITION when it would demote the account's last admin.
+   */
+  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
+    this.resources.authorizeName(ctx, name, 'update');
+    assertBodyNamesUser(body, name);
+    return this.storage.transaction(ctx, () => this.resources.update(ctx, name, body, updateMask));
+  }
+
+  /** Deletes a user. FAILED_PRECONDITION for the account's last admin; NOT_FOUND when absent. */
+  async delete(ctx: RequestContext, name: string): Promise<void> {
+    this.resources.authorizeName(ctx, name, 'delete');
+    await this.storage.transaction(ctx, async () => {
+      const user = await this.resources.getStored(ctx, name);
+      if (user.data.role === 'admin') await assertAnotherAdminExists(ctx, this.storage.resources, name, 'delete');
+      await this.resources.remove(ctx, name);
+    });
+  }
+}

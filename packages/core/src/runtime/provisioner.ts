@@ -1,0 +1,107 @@
+import type { RequestContext } from '../kernel/request-context.js';
+import type { ReplicaSpec, StartReplicaRequest } from './replica-spec.js';
+
+/**
+ * Lifecycle phases of a replica. They only move forward along
+ * `pending_scheduling → downloading → initializing → ready` (a provisioner may skip phases it cannot observe),
+ * and any phase may end in `failed` (including `ready`, when a serving replica dies) or `stopped` (after
+ * {@link Provisioner.stopReplica}). `failed` and `stopped` are terminal.
+ */
+export const replicaPhases = ['pending_scheduling', 'downloading', 'initializing', 'ready', 'failed', 'stopped'] as const;
+export type ReplicaPhase = (typeof replicaPhases)[number];
+
+/** Phases after which nothing changes any more. */
+export const terminalReplicaPhases: readonly ReplicaPhase[] = ['failed', 'stopped'];
+
+const phaseOrder: Record<ReplicaPhase, number> = {
+  pending_scheduling: 0,
+  downloading: 1,
+  initializing: 2,
+  ready: 3,
+  failed: 4,
+  stopped: 4,
+};
+
+/** Whether a replica may move from one phase to another (see {@link replicaPhases}). */
+export function isReplicaPhaseTransitionAllowed(from: ReplicaPhase, to: ReplicaPhase): boolean {
+  if (terminalReplicaPhases.includes(from)) return false;
+  if (terminalReplicaPhases.includes(to)) return true;
+  return phaseOrder[to] > phaseOrder[from];
+}
+
+/** A point-in-time view of a replica. */
+export interface ReplicaStatus {
+  readonly replicaId: string;
+  readonly deployment: string;
+  readonly phase: ReplicaPhase;
+  /** Base URL of the replica's OpenAI-compatible server (`{endpoint}/v1/chat/completions`); set once ready. */
+  readonly endpoint?: string;
+  /** Why the replica is in its phase: the failure, or what it waits for (e.g. `waiting for 4 × GPUX_H100_80GB`). */
+  readonly message?: string;
+  /** Epoch milliseconds of the last phase change. */
+  readonly since: number;
+}
+
+/** Emitted on every phase change. */
+export interface ReplicaPhaseEvent {
+  readonly replicaId: string;
+  readonly deployment: string;
+  readonly from: ReplicaPhase;
+  readonly to: ReplicaPhase;
+  readonly status: ReplicaStatus;
+}
+
+/** A started (or re-adopted) replica. */
+export interface ReplicaHandle {
+  readonly replicaId: string;
+  readonly deployment: string;
+  readonly spec: ReplicaSpec;
+  /** The current status. Never throws. */
+  status(): ReplicaStatus;
+  /**
+   * Calls `listener` on every later phase change, in order, until the returned function is called.
+   * Listeners run synchronously; one that throws is ignored.
+   */
+  onPhase(listener: (event: ReplicaPhaseEvent) => void): () => void;
+  /**
+   * Resolves with the status once the replica is `ready` or terminal (`failed` / `stopped`); resolves at once
+   * when it already is.
+   * @throws GatewayError DEADLINE_EXCEEDED after `timeoutMs`; CANCELLED when `signal` aborts.
+   */
+  settled(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ReplicaStatus>;
+}
+
+/**
+ * Starts, stops and lists replicas on some infrastructure (in-process simulation, static servers, Kubernetes).
+ * Every method takes the request context first and honours its `signal`.
+ */
+export interface Provisioner {
+  /** `simulated`, `static`, `kubernetes` or a third party's name. */
+  readonly kind: string;
+  /**
+   * Starts a replica and returns its handle at once (phase `pending_scheduling` or later); the phases advance
+   * in the background. Idempotent on `replicaId`: starting an existing, non-terminal replica returns it.
+   * Lack of capacity is not an error: the replica stays `pending_scheduling` until capacity frees up.
+   * @throws GatewayError INVALID_ARGUMENT for a malformed replica id or spec; FAILED_PRECONDITION when the
+   *   provisioner cannot serve the spec at all (e.g. no static server for the model); UNAVAILABLE when the
+   *   infrastructure cannot be reached.
+   */
+  startReplica(ctx: RequestContext, request: StartReplicaRequest): Promise<ReplicaHandle>;
+  /**
+   * Stops a replica and releases its capacity; its handle's phase becomes `stopped`. Idempotent: stopping an
+   * unknown or already stopped replica succeeds.
+   * @throws GatewayError UNAVAILABLE when the infrastructure cannot be reached.
+   */
+  stopReplica(ctx: RequestContext, replicaId: string): Promise<void>;
+  /**
+   * Lists replicas that are not stopped (including failed ones, until stopped), optionally of one deployment.
+   * After a gateway restart this is how the reconciler re-adopts replicas that kept running.
+   * @throws GatewayError UNAVAILABLE when the infrastructure cannot be reached.
+   */
+  listReplicas(ctx: RequestContext, filter?: { readonly deployment?: string }): Promise<readonly ReplicaHandle[]>;
+  /**
+   * Releases what the provisioner holds in this process (timers, pollers; the simulated provisioner also shuts
+   * its engines down). Replicas on external infrastructure keep running. Idempotent.
+   */
+  close(): Promise<void>;
+}

@@ -1,0 +1,111 @@
+import { definePlugin, type GatewayPlugin } from '../kernel/plugin.js';
+import type { AcceleratorTypeInfo } from './accelerator.js';
+import { createAcceleratorRuntime, type AcceleratorRuntime, type LaunchProfile } from './accelerator-runtime.js';
+import type { KubernetesManifestOptions } from './kubernetes-manifests.js';
+import { kubernetesProvisioner, type KubernetesApi } from './kubernetes-provisioner.js';
+import type { Provisioner } from './provisioner.js';
+import { simulatedProvisioner, type SimulatedProvisionerOptions } from './simulated-provisioner.js';
+import type { SizingConstants } from './sizing.js';
+import { staticProvisioner, type StaticProvisionerOptions } from './static-provisioner.js';
+import { acceleratorRuntimesToken } from './tokens.js';
+
+/** Options of the Kubernetes provisioner as a runtime plugin takes them. */
+export interface KubernetesProvisionerChoice extends Partial<KubernetesManifestOptions> {
+  readonly kind: 'kubernetes';
+  /** The API to apply manifests through. Default: the plugin's `@kubernetes/client-node` implementation. */
+  readonly api?: KubernetesApi;
+  /** Default `berth`. */
+  readonly namespace?: string;
+  readonly pollIntervalMs?: number;
+  readonly failAfterRestarts?: number;
+  readonly endpointFor?: (service: string, namespace: string, port: number) => string;
+}
+
+/**
+ * Which provisioner a runtime plugin uses: `simulated` (the default), `static`, `kubernetes`, or a ready-made
+ * {@link Provisioner} (which the plugin then does not close on stop: its owner does).
+ */
+export type ProvisionerChoice =
+  | ({ readonly kind: 'simulated' } & SimulatedProvisionerOptions)
+  | ({ readonly kind: 'static' } & StaticProvisionerOptions)
+  | KubernetesProvisionerChoice
+  | Provisioner;
+
+/** Options every vendor runtime plugin accepts. */
+export interface VendorRuntimeOptions {
+  /** Default `{ kind: 'simulated' }`. */
+  readonly provisioner?: ProvisionerChoice;
+  /** Engine container image (Kubernetes launch specs). */
+  readonly image?: string;
+  /** Overrides of the vendor's launch profile (device resource name, visibility env var, node label, port, env). */
+  readonly launch?: Partial<LaunchProfile>;
+  /** Overrides of the sizing formula's constants. */
+  readonly sizing?: Partial<SizingConstants>;
+}
+
+/** What a vendor plugin declares: data only. */
+export interface VendorRuntimeDefinition {
+  readonly id: string;
+  readonly vendor: string;
+  readonly acceleratorTypes: readonly AcceleratorTypeInfo[];
+  readonly launch: LaunchProfile;
+}
+
+function isProvisioner(choice: ProvisionerChoice): choice is Provisioner {
+  return typeof (choice as Provisioner).startReplica === 'function';
+}
+
+/**
+ * Builds a vendor's runtime from its data and the user's options.
+ * @param defaultKubernetesApi builds the Kubernetes API when the `kubernetes` provisioner is chosen without
+ *   `api`; called at most once, on first use.
+ * @returns the runtime and whether the runtime owns (must close) its provisioner.
+ * @throws Error for a `kubernetes` choice without `api` when no default is available.
+ */
+export function createVendorRuntime(
+  definition: VendorRuntimeDefinition,
+  options: VendorRuntimeOptions = {},
+  defaultKubernetesApi?: () => KubernetesApi,
+): { runtime: AcceleratorRuntime; ownsProvisioner: boolean } {
+  const choice: ProvisionerChoice = options.provisioner ?? { kind: 'simulated' };
+  const launch: LaunchProfile = { ...definition.launch, ...options.launch, ...(options.image ? { image: options.image } : {}) };
+  const owns = !isProvisioner(choice);
+  const runtime = createAcceleratorRuntime({
+    id: definition.id,
+    vendor: definition.vendor,
+    acceleratorTypes: definition.acceleratorTypes,
+    launch,
+    ...(options.sizing ? { sizing: options.sizing } : {}),
+    provisioner: (base) => {
+      if (isProvisioner(choice)) return choice;
+      switch (choice.kind) {
+        case 'simulated':
+          return simulatedProvisioner(choice);
+        case 'static':
+          return staticProvisioner(choice);
+        case 'kubernetes': {
+          const api = choice.api ?? defaultKubernetesApi?.();
+          if (!api) throw new Error(`runtime "${definition.id}": the kubernetes provisioner needs an api`);
+          return kubernetesProvisioner({ ...choice, api, vendor: definition.vendor, renderLaunchSpec: (spec) => base.renderLaunchSpec(spec) });
+        }
+      }
+    },
+  });
+  return { runtime, ownsProvisioner: owns };
+}
+
+/**
+ * The plugin of a vendor runtime: contributes the runtime to {@link acceleratorRuntimesToken} and, on stop,
+ * closes the provisioner it created (timers, pollers, simulated engines; external replicas keep running).
+ */
+export function vendorRuntimePlugin(pluginId: string, runtime: AcceleratorRuntime, ownsProvisioner: boolean): GatewayPlugin {
+  return definePlugin({
+    id: pluginId,
+    register(binder) {
+      binder.contribute(acceleratorRuntimesToken, runtime);
+    },
+    async stop() {
+      if (ownsProvisioner) await runtime.provisioner.close();
+    },
+  });
+}

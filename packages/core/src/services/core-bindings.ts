@@ -1,0 +1,49 @@
+import { setCoreRegistrar } from '../kernel/gateway.js';
+import { clockToken, configToken, idGeneratorToken, loggerToken, storageToken } from '../kernel/tokens.js';
+import { systemContext } from '../kernel/request-context.js';
+import { ResourceEnvironment } from '../resources/common/resource-environment.js';
+import { GatewaySecrets } from '../resources/common/secrets.js';
+import { permissiveServingAdvisor } from '../resources/common/sizing.js';
+import { ModelService } from '../resources/models/model-service.js';
+import { DatasetService } from '../resources/datasets/dataset-service.js';
+import { UserService } from '../resources/users/user-service.js';
+import { DeploymentShapeService } from '../resources/deployment-shapes/deployment-shape-service.js';
+import { DeploymentService } from '../resources/deployments/deployment-service.js';
+import { BatchInferenceJobService } from '../resources/batch-inference-jobs/batch-inference-job-service.js';
+import { ReinforcementFineTuningJobService } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-service.js';
+import { bootstrapAccount } from './bootstrap.js';
+import {
+  apiKeyManagerToken, coreServicesToken, gatewaySecretsToken, resourceEnvironmentToken, servingAdvisorToken,
+  type CoreServices,
+} from './core-services.js';
+
+setCoreRegistrar((binder, hooks) => {
+  binder.bindFactory(resourceEnvironmentToken, (r) => new ResourceEnvironment(r.resolve(storageToken), r.resolve(clockToken), r.resolve(idGeneratorToken)));
+  binder.bindFactory(gatewaySecretsToken, (r) => new GatewaySecrets(r.resolve(configToken).pageTokenSecret));
+  binder.bindValue(servingAdvisorToken, permissiveServingAdvisor);
+  binder.bindFactory(coreServicesToken, (r): CoreServices => {
+    const env = r.resolve(resourceEnvironmentToken);
+    const secrets = r.resolve(gatewaySecretsToken);
+    const advisor = r.resolve(servingAdvisorToken);
+    return {
+      models: new ModelService(env, secrets),
+      datasets: new DatasetService(env, secrets),
+      users: new UserService(env, secrets),
+      deploymentShapes: new DeploymentShapeService(env, secrets, advisor),
+      deployments: new DeploymentService(env, secrets, advisor),
+      batchInferenceJobs: new BatchInferenceJobService(env, secrets),
+      reinforcementFineTuningJobs: new ReinforcementFineTuningJobService(env, secrets),
+    };
+  });
+  hooks.push({
+    id: 'core',
+    async start({ resolver }) {
+      const ctx = systemContext('start');
+      const storage = resolver.resolve(storageToken);
+      await resolver.resolve(gatewaySecretsToken).load(ctx, storage.kv);
+      const config = resolver.resolve(configToken);
+      const apiKeys = resolver.isBound(apiKeyManagerToken) ? resolver.resolve(apiKeyManagerToken) : undefined;
+      await bootstrapAccount(ctx, config, resolver.resolve(coreServicesToken), storage, apiKeys, resolver.resolve(loggerToken));
+    },
+  });
+});

@@ -1,0 +1,3 @@
+import './core-bindings.js';
+export * from './core-services.js';
+export * from './bootstrap.js';

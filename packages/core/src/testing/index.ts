@@ -1,0 +1,6 @@
+/**
+ * @berth/core/testing — what plugin authors and hosts use in tests: the contract suites every adapter
+ * runs unchanged, fakes, and a ready gateway.
+ */
+export * from './storage-contract.js';
+export * from './test-gateway.js';

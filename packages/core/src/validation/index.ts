@@ -1,0 +1,3 @@
+export * from './json-depth.js';
+export * from './paths.js';
+export * from './schema-validator.js';

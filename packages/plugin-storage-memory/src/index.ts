@@ -1,0 +1,2 @@
+export { memoryStorage } from './memory-storage-plugin.js';
+export { MemoryStorage, type MemoryStorageOptions } from './memory-storage.js';

@@ -1,0 +1,472 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import {
+  aborted,
+  alreadyExists,
+  compareSortKeys,
+  evaluateFilter,
+  notFound,
+  sortKeyOf,
+  type BlobObject,
+  type BlobStore,
+  type ClaimedJob,
+  type EnqueueRequest,
+  type JobQueue,
+  type JsonObject,
+  type JsonValue,
+  type KeyValueStore,
+  type ListQuery,
+  type ListResult,
+  type Outbox,
+  type OutboxEvent,
+  type QueuedJob,
+  type QueuedJobState,
+  type RequestContext,
+  type ResourceStore,
+  type Storage,
+  type StorageTransaction,
+  type StoredResource,
+} from '@berth/core';
+import { AsyncMutex } from './async-mutex.js';
+import { splitResourceName } from './resource-name.js';
+
+export interface MemoryStorageOptions {
+  /** Clock in epoch milliseconds, for leases, expiries and timestamps. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+const DEFAULT_MAX_ATTEMPTS = 5;
+
+interface ResourceRecord {
+  readonly name: string;
+  readonly parent: string;
+  readonly collection: string;
+  readonly data: JsonObject;
+  readonly version: number;
+}
+
+interface JobRecord {
+  readonly id: string;
+  readonly queue: string;
+  readonly payload: JsonValue;
+  readonly state: QueuedJobState;
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly runAt: number;
+  readonly leaseExpiresAt?: number;
+  readonly workerId?: string;
+  readonly lastError?: string;
+  readonly result?: JsonValue;
+  readonly dedupeKey?: string;
+  /** Enqueue order: the tiebreaker between jobs due at the same time. */
+  readonly order: number;
+}
+
+interface KvRecord {
+  readonly value: JsonValue;
+  readonly expiresAt?: number;
+}
+
+/** Everything the store holds. Plain maps: one process, no persistence. */
+class MemoryState {
+  readonly resources = new Map<string, ResourceRecord>();
+  readonly blobs = new Map<string, BlobObject>();
+  readonly jobs = new Map<string, JobRecord>();
+  /** `queue\u0000dedupeKey` → job id. */
+  readonly dedupe = new Map<string, string>();
+  readonly events: OutboxEvent[] = [];
+  readonly positions = new Map<string, number>();
+  readonly kv = new Map<string, KvRecord>();
+  /** Global, so an etag is never reused, not even by a resource re-created under the same name. */
+  version = 0;
+  jobOrder = 0;
+  sequence = 0;
+
+  constructor(readonly now: () => number) {}
+}
+
+/** Undo actions of a transaction, replayed newest first on rollback. */
+type UndoLog = (() => void)[];
+
+/**
+ * How a store runs a write. Root stores take the transaction mutex (so a write never interleaves with
+ * an open transaction that might roll back over it); transaction stores already hold it and log undo
+ * actions.
+ */
+interface WriteScope {
+  write<T>(change: (undo: UndoLog | undefined) => T): Promise<T>;
+}
+
+const clone = <T extends JsonValue>(value: T): T => structuredClone(value);
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function toStored(record: ResourceRecord): StoredResource {
+  return { name: record.name, data: clone(record.data), etag: String(record.version) };
+}
+
+/** The body that filters and sort keys see: `name` is always the stored name (the unique tiebreaker). */
+function listingView(record: ResourceRecord): JsonObject {
+  const view: JsonObject = { ...record.data };
+  Object.defineProperty(view, 'name', { value: record.name, writable: true, enumerable: true, configurable: true });
+  return view;
+}
+
+class MemoryResourceStore implements ResourceStore {
+  constructor(
+    private readonly state: MemoryState,
+    private readonly scope: WriteScope,
+  ) {}
+
+  create(_ctx: RequestContext, name: string, data: JsonObject): Promise<StoredResource> {
+    return this.scope.write((undo) => {
+      const { resources } = this.state;
+      if (resources.has(name)) throw alreadyExists(name);
+      const record: ResourceRecord = { name, ...splitResourceName(name), data: clone(data), version: ++this.state.version };
+      resources.set(name, record);
+      undo?.push(() => resources.delete(name));
+      return toStored(record);
+    });
+  }
+
+  async get(_ctx: RequestContext, name: string): Promise<StoredResource | undefined> {
+    const record = this.state.resources.get(name);
+    return record === undefined ? undefined : toStored(record);
+  }
+
+  update(_ctx: RequestContext, name: string, data: JsonObject, expectedEtag: string): Promise<StoredResource> {
+    return this.scope.write((undo) => {
+      const { resources } = this.state;
+      const previous = resources.get(name);
+      if (previous === undefined) throw notFound(name);
+      if (String(previous.version) !== expectedEtag) throw aborted(`${name} was changed concurrently (etag mismatch)`, { reason: 'ETAG_MISMATCH' });
+      const record: ResourceRecord = { ...previous, data: clone(data), version: ++this.state.version };
+      resources.set(name, record);
+      undo?.push(() => resources.set(name, previous));
+      return toStored(record);
+    });
+  }
+
+  delete(_ctx: RequestContext, name: string, expectedEtag?: string): Promise<void> {
+    return this.scope.write((undo) => {
+      const { resources } = this.state;
+      const previous = resources.get(name);
+      if (previous === undefined) throw notFound(name);
+      if (expectedEtag !== undefined && String(previous.version) !== expectedEtag) {
+        throw aborted(`${name} was changed concurrently (etag mismatch)`, { reason: 'ETAG_MISMATCH' });
+      }
+      resources.delete(name);
+      undo?.push(() => resources.set(name, previous));
+    });
+  }
+
+  async list(_ctx: RequestContext, query: ListQuery): Promise<ListResult> {
+    const matching: { record: ResourceRecord; key: JsonValue[] }[] = [];
+    for (const record of this.state.resources.values()) {
+      if (record.parent !== query.parent || record.collection !== query.collection) continue;
+      const view = listingView(record);
+      if (query.filter !== undefined && !evaluateFilter(query.filter, view)) continue;
+      matching.push({ record, key: sortKeyOf(view, query.orderBy) });
+    }
+    matching.sort((a, b) => compareSortKeys(a.key, b.key, query.orderBy));
+    const after = query.after;
+    const remaining = after === undefined ? matching : matching.filter((m) => compareSortKeys(m.key, after, query.orderBy) > 0);
+    const page = remaining.slice(0, Math.max(0, query.pageSize));
+    return {
+      items: page.map((m) => toStored(m.record)),
+      totalSize: matching.length,
+      hasMore: remaining.length > page.length,
+    };
+  }
+}
+
+class MemoryBlobStore implements BlobStore {
+  constructor(private readonly state: MemoryState) {}
+
+  async put(_ctx: RequestContext, key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+    this.state.blobs.set(key, { bytes: new Uint8Array(bytes), contentType, size: bytes.byteLength, createTime: iso(this.state.now()) });
+  }
+
+  async get(_ctx: RequestContext, key: string): Promise<BlobObject | undefined> {
+    const blob = this.state.blobs.get(key);
+    return blob === undefined ? undefined : { ...blob, bytes: new Uint8Array(blob.bytes) };
+  }
+
+  async delete(_ctx: RequestContext, key: string): Promise<boolean> {
+    return this.state.blobs.delete(key);
+  }
+
+  async list(_ctx: RequestContext, prefix: string): Promise<string[]> {
+    // Default sort compares UTF-16 code units, the order the port promises.
+    return [...this.state.blobs.keys()].filter((key) => key.startsWith(prefix)).sort();
+  }
+}
+
+function toJob(record: JobRecord): QueuedJob {
+  return {
+    id: record.id,
+    queue: record.queue,
+    payload: clone(record.payload),
+    state: record.state,
+    attempt: record.attempt,
+    maxAttempts: record.maxAttempts,
+    runAt: iso(record.runAt),
+    ...(record.leaseExpiresAt === undefined ? {} : { leaseExpiresAt: iso(record.leaseExpiresAt) }),
+    ...(record.lastError === undefined ? {} : { lastError: record.lastError }),
+    ...(record.result === undefined ? {} : { result: clone(record.result) }),
+  };
+}
+
+class MemoryJobQueue implements JobQueue {
+  constructor(
+    private readonly state: MemoryState,
+    private readonly scope: WriteScope,
+  ) {}
+
+  private replace(undo: UndoLog | undefined, previous: JobRecord, next: JobRecord): void {
+    this.state.jobs.set(next.id, next);
+    undo?.push(() => this.state.jobs.set(previous.id, previous));
+  }
+
+  /** The job at `attempt` if it is still leased to that attempt; NOT_FOUND / ABORTED otherwise. */
+  private fenced(jobId: string, attempt: number): JobRecord {
+    const job = this.state.jobs.get(jobId);
+    if (job === undefined) throw notFound(`job ${jobId}`);
+    if (job.attempt !== attempt || job.state !== 'leased') {
+      throw aborted(`job ${jobId} attempt ${attempt} is no longer current (attempt ${job.attempt}, ${job.state})`, { reason: 'STALE_ATTEMPT' });
+    }
+    return job;
+  }
+
+  enqueue(_ctx: RequestContext, request: EnqueueRequest): Promise<QueuedJob> {
+    return this.scope.write((undo) => {
+      const { jobs, dedupe } = this.state;
+      const dedupeId = request.dedupeKey === undefined ? undefined : `${request.queue}\u0000${request.dedupeKey}`;
+      if (dedupeId !== undefined) {
+        const existing = jobs.get(dedupe.get(dedupeId) ?? '');
+        if (existing !== undefined) return toJob(existing);
+      }
+      const record: JobRecord = {
+        id: randomUUID(),
+        queue: request.queue,
+        payload: clone(request.payload),
+        state: 'queued',
+        attempt: 0,
+        maxAttempts: request.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        runAt: request.runAt?.getTime() ?? this.state.now(),
+        order: ++this.state.jobOrder,
+        ...(request.dedupeKey === undefined ? {} : { dedupeKey: request.dedupeKey }),
+      };
+      jobs.set(record.id, record);
+      if (dedupeId !== undefined) dedupe.set(dedupeId, record.id);
+      undo?.push(() => {
+        jobs.delete(record.id);
+        if (dedupeId !== undefined) dedupe.delete(dedupeId);
+      });
+      return toJob(record);
+    });
+  }
+
+  claim(_ctx: RequestContext, queue: string, workerId: string, leaseMs: number): Promise<ClaimedJob | undefined> {
+    return this.scope.write((undo) => {
+      const now = this.state.now();
+      let best: JobRecord | undefined;
+      for (const job of this.state.jobs.values()) {
+        if (job.queue !== queue) continue;
+        const expired = job.state === 'leased' && (job.leaseExpiresAt ?? 0) <= now;
+        if (expired && job.attempt >= job.maxAttempts) {
+          // The final attempt's worker vanished: dead-letter instead of running it once too often.
+          const { leaseExpiresAt: _lease, workerId: _worker, ...rest } = job;
+          this.replace(undo, job, { ...rest, state: 'failed', lastError: job.lastError ?? 'lease expired on the final attempt' });
+          continue;
+        }
+        const runnable = (job.state === 'queued' && job.runAt <= now) || expired;
+        if (!runnable) continue;
+        if (best === undefined || job.runAt < best.runAt || (job.runAt === best.runAt && job.order < best.order)) best = job;
+      }
+      if (best === undefined) return undefined;
+      const claimed: JobRecord = { ...best, state: 'leased', attempt: best.attempt + 1, leaseExpiresAt: now + leaseMs, workerId };
+      this.replace(undo, best, claimed);
+      return { ...toJob(claimed), state: 'leased', leaseExpiresAt: iso(now + leaseMs), workerId };
+    });
+  }
+
+  renew(_ctx: RequestContext, jobId: string, attempt: number, leaseMs: number): Promise<void> {
+    return this.scope.write((undo) => {
+      const job = this.fenced(jobId, attempt);
+      this.replace(undo, job, { ...job, leaseExpiresAt: this.state.now() + leaseMs });
+    });
+  }
+
+  complete(_ctx: RequestContext, jobId: string, attempt: number, result?: JsonValue): Promise<void> {
+    return this.scope.write((undo) => {
+      const job = this.fenced(jobId, attempt);
+      const { leaseExpiresAt: _lease, workerId: _worker, ...rest } = job;
+      this.replace(undo, job, { ...rest, state: 'completed', ...(result === undefined ? {} : { result: clone(result) }) });
+    });
+  }
+
+  fail(_ctx: RequestContext, jobId: string, attempt: number, error: string, retryAt?: Date): Promise<void> {
+    return this.scope.write((undo) => {
+      const job = this.fenced(jobId, attempt);
+      const { leaseExpiresAt: _lease, workerId: _worker, ...rest } = job;
+      const next: JobRecord =
+        job.attempt < job.maxAttempts
+          ? { ...rest, state: 'queued', lastError: error, runAt: retryAt?.getTime() ?? this.state.now() }
+          : { ...rest, state: 'failed', lastError: error };
+      this.replace(undo, job, next);
+    });
+  }
+
+  async get(_ctx: RequestContext, jobId: string): Promise<QueuedJob | undefined> {
+    const job = this.state.jobs.get(jobId);
+    return job === undefined ? undefined : toJob(job);
+  }
+}
+
+class MemoryOutbox implements Outbox {
+  constructor(
+    private readonly state: MemoryState,
+    private readonly scope: WriteScope,
+  ) {}
+
+  publish(_ctx: RequestContext, topic: string, payload: JsonValue): Promise<void> {
+    return this.scope.write((undo) => {
+      const event: OutboxEvent = { sequence: ++this.state.sequence, topic, payload: clone(payload), createTime: iso(this.state.now()) };
+      this.state.events.push(event);
+      undo?.push(() => {
+        const index = this.state.events.indexOf(event);
+        if (index >= 0) this.state.events.splice(index, 1);
+      });
+    });
+  }
+
+  async poll(_ctx: RequestContext, consumer: string, limit: number): Promise<OutboxEvent[]> {
+    const position = this.state.positions.get(consumer) ?? 0;
+    const out: OutboxEvent[] = [];
+    for (const event of this.state.events) {
+      if (out.length >= limit) break;
+      if (event.sequence > position) out.push({ ...event, payload: clone(event.payload) });
+    }
+    return out;
+  }
+
+  ack(_ctx: RequestContext, consumer: string, sequence: number): Promise<void> {
+    return this.scope.write((undo) => {
+      const { positions } = this.state;
+      const previous = positions.get(consumer);
+      if (previous !== undefined && previous >= sequence) return;
+      positions.set(consumer, sequence);
+      undo?.push(() => (previous === undefined ? positions.delete(consumer) : positions.set(consumer, previous)));
+    });
+  }
+}
+
+class MemoryKeyValueStore implements KeyValueStore {
+  constructor(private readonly state: MemoryState) {}
+
+  private live(key: string): KvRecord | undefined {
+    const record = this.state.kv.get(key);
+    if (record === undefined) return undefined;
+    if (record.expiresAt !== undefined && record.expiresAt <= this.state.now()) {
+      this.state.kv.delete(key);
+      return undefined;
+    }
+    return record;
+  }
+
+  private expiry(ttlMs: number | undefined): { expiresAt?: number } {
+    return ttlMs === undefined ? {} : { expiresAt: this.state.now() + ttlMs };
+  }
+
+  async get(_ctx: RequestContext, key: string): Promise<JsonValue | undefined> {
+    const record = this.live(key);
+    return record === undefined ? undefined : clone(record.value);
+  }
+
+  async set(_ctx: RequestContext, key: string, value: JsonValue, options?: { ttlMs?: number; ifAbsent?: boolean }): Promise<boolean> {
+    if (options?.ifAbsent === true && this.live(key) !== undefined) return false;
+    this.state.kv.set(key, { value: clone(value), ...this.expiry(options?.ttlMs) });
+    return true;
+  }
+
+  async delete(_ctx: RequestContext, key: string): Promise<boolean> {
+    const existed = this.live(key) !== undefined;
+    this.state.kv.delete(key);
+    return existed;
+  }
+
+  async increment(_ctx: RequestContext, key: string, by: number, ttlMs?: number): Promise<number> {
+    const record = this.live(key);
+    if (record === undefined) {
+      this.state.kv.set(key, { value: by, ...this.expiry(ttlMs) });
+      return by;
+    }
+    // A live counter keeps its expiry: the ttl opens a window, later increments do not extend it.
+    const value = (typeof record.value === 'number' ? record.value : 0) + by;
+    this.state.kv.set(key, { ...record, value });
+    return value;
+  }
+}
+
+/**
+ * Every storage port in process memory: the embedded default, and the reference the contract suite is
+ * written against. Nothing survives a restart.
+ *
+ * Transactions hold one mutex for their whole duration and keep an undo log that is replayed if the
+ * work throws. Writes made outside a transaction wait for the mutex, so a rollback never overwrites them.
+ * Reads do not wait, and may see a running transaction's writes (read-uncommitted): acceptable for the
+ * single-process store this is. A write through the root store made inside a transaction's work runs
+ * at once and is not rolled back (like a write on another connection of a database).
+ */
+export class MemoryStorage implements Storage {
+  readonly resources: ResourceStore;
+  readonly blobs: BlobStore;
+  readonly queue: JobQueue;
+  readonly outbox: Outbox;
+  readonly kv: KeyValueStore;
+
+  private readonly state: MemoryState;
+  private readonly mutex = new AsyncMutex();
+  /** The undo log of the transaction the current async call chain runs in, if any. */
+  private readonly current = new AsyncLocalStorage<UndoLog>();
+
+  constructor(options: MemoryStorageOptions = {}) {
+    this.state = new MemoryState(options.now ?? Date.now);
+    const root: WriteScope = {
+      write: async (change) => {
+        if (this.current.getStore() !== undefined) return change(undefined);
+        return this.mutex.run(() => change(undefined));
+      },
+    };
+    this.resources = new MemoryResourceStore(this.state, root);
+    this.blobs = new MemoryBlobStore(this.state);
+    this.queue = new MemoryJobQueue(this.state, root);
+    this.outbox = new MemoryOutbox(this.state, root);
+    this.kv = new MemoryKeyValueStore(this.state);
+  }
+
+  async transaction<T>(_ctx: RequestContext, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+    const outer = this.current.getStore();
+    if (outer !== undefined) return this.runWithUndo(work, outer);
+    return this.mutex.run(() => this.runWithUndo(work, undefined));
+  }
+
+  /** Runs `work` with its own undo log; a nested transaction hands its log to the outer one on success. */
+  private async runWithUndo<T>(work: (tx: StorageTransaction) => Promise<T>, outer: UndoLog | undefined): Promise<T> {
+    const undo: UndoLog = [];
+    const scope: WriteScope = { write: async (change) => change(undo) };
+    const tx: StorageTransaction = {
+      resources: new MemoryResourceStore(this.state, scope),
+      queue: new MemoryJobQueue(this.state, scope),
+      outbox: new MemoryOutbox(this.state, scope),
+    };
+    try {
+      const result = await this.current.run(undo, () => work(tx));
+      outer?.push(...undo);
+      return result;
+    } catch (error) {
+      for (let i = undo.length - 1; i >= 0; i--) undo[i]?.();
+      throw error;
+    }
+  }
+}

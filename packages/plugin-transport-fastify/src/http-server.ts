@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import {
+  authenticatorToken, configToken, coreServicesToken, apiKeyManagerToken, invalidArgument, assertJsonDepth, storageToken,
+  unauthenticated, notFound, systemContext, type Gateway, type GatewayLogger, type RequestContext, type Principal,
+} from '@berth/core';
+import { renderError, surfaceOf, toRequestError } from './errors.js';
+import { parseQuery } from './query.js';
+import type { RouteSpec } from './route-spec.js';
+import { controlPlaneRoutes } from './routes/control-plane-routes.js';
+import { apiKeyRoutes } from './routes/api-key-routes.js';
+import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { renderDocsPage } from './openapi/docs-page.js';
+
+export interface HttpServerOptions {
+  readonly gateway: Gateway;
+  /** Extra routes from other plugins (inference, images). */
+  readonly extraRoutes?: readonly RouteSpec[];
+  /** Largest accepted request body in bytes. Default 10 MiB. */
+  readonly bodyLimit?: number;
+  readonly logger?: GatewayLogger;
+}
+
+const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** Splits `/v1/.../{id}:action` into the Fastify path of its base route and the action. */
+function fastifyPathOf(path: string): { route: string; action: string | undefined } {
+  const match = /^(.*\})(?::([A-Za-z]+))$/.exec(path);
+  const base = match ? match[1]! : path;
+  return { route: base.replace(/\{([a-z_]+)\}/g, ':$1'), action: match ? match[2] : undefined };
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : undefined;
+}
+
+/** All routes the gateway serves over HTTP. */
+export function gatewayRoutes(gateway: Gateway, extra: readonly RouteSpec[] = []): RouteSpec[] {
+  const routes = controlPlaneRoutes(gateway.resolve(coreServicesToken));
+  if (gateway.isBound(apiKeyManagerToken)) routes.push(...apiKeyRoutes(gateway.resolve(apiKeyManagerToken)));
+  return [...routes, ...extra];
+}
+
+/**
+ * Builds the Fastify app for a started gateway: every route of the table, bearer auth, request ids,
+ * strict JSON, errors in each surface's format, `/openapi.json`, `/docs`, `/healthz`, `/readyz`.
+ */
+export function createHttpServer(options: HttpServerOptions): FastifyInstance {
+  const { gateway } = options;
+  const logger = options.logger ?? gateway.logger;
+  const config = gateway.resolve(configToken);
+  const authenticator = gateway.resolve(authenticatorToken);
+  const routes = gatewayRoutes(gateway, options.extraRoutes);
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+    const body = String(text);
+    if (body.trim() === '') return done(null, undefined);
+    try {
+      const parsed: unknown = JSON.parse(body);
+      assertJsonDepth(parsed, config.maxJsonDepth);
+      done(null, parsed);
+    } catch (error) {
+      done(error instanceof SyntaxError ? invalidArgument(`request body is not valid JSON: ${error.message}`, { reason: 'INVALID_JSON' }) : (error as Error), undefined);
+    }
+  });
+  // Bodies in other media types are refused by the error handler (415 → INVALID_ARGUMENT); images add their own parsers.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => {
+    done(invalidArgument('Content-Type must be application/json', { reason: 'UNSUPPORTED_MEDIA_TYPE' }), undefined);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const gatewayError = toRequestError(error, logger, request.id);
+    const { status, body } = renderError(gatewayError, surfaceOf(request.url));
+    void reply.code(status).header('x-request-id', request.id).send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const { status, body } = renderError(notFound(`${request.method} ${request.url.split('?')[0]}`), surfaceOf(request.url));
+    void reply.code(status).header('x-request-id', request.id).send(body);
+  });
+
+  const authenticate = async (request: FastifyRequest, ctx: { requestId: string }): Promise<Principal> => {
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw unauthenticated('missing bearer credential: send Authorization: Bearer <API key>');
+    const principal = await authenticator.authenticate(ctx, token);
+    if (!principal) throw unauthenticated('invalid or expired API key');
+    return principal;
+  };
+
+  const grouped = new Map<string, { method: RouteSpec['method']; route: string; byAction: Map<string | undefined, RouteSpec> }>();
+  for (const spec of routes) {
+    const { route, action } = fastifyPathOf(spec.path);
+    const key = `${spec.method} ${route}`;
+    const group = grouped.get(key) ?? { method: spec.method, route, byAction: new Map() };
+    group.byAction.set(action, spec);
+    grouped.set(key, group);
+  }
+
+  for (const group of grouped.values()) {
+    const lastParam = /:([a-z_]+)$/.exec(group.route)?.[1];
+    app.route({
+      method: group.method,
+      url: group.route,
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const params = { ...(request.params as Record<string, string>) };
+        let action: string | undefined;
+        if (lastParam && params[lastParam]?.includes(':')) {
+          const [id, verb] = params[lastParam]!.split(':', 2) as [string, string];
+          params[lastParam] = id;
+          action = verb;
+        }
+        const spec = group.byAction.get(action);
+        if (!spec) throw notFound(`${request.method} ${request.url.split('?')[0]}`);
+        const abort = new AbortController();
+        request.raw.once('close', () => {
+          if (!reply.sent) abort.abort();
+        });
+        const base = { requestId: request.id, signal: abort.signal };
+        const principal = await authenticate(request, base);
+        const ctx: RequestContext = { ...base, principal };
+        const query = parseQuery(request.query as Record<string, unknown>, spec.query ?? []);
+        const result = await spec.handle({ ctx, params, query, body: request.body });
+        return reply.header('x-request-id', request.id).send(result);
+      },
+    });
+  }
+
+  const openApi = buildOpenApiDocument(routes);
+  app.get('/openapi.json', async () => openApi);
+  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderDocsPage(openApi)));
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (request, reply) => {
+    if (gateway.state !== 'running') return reply.code(503).send({ status: 'not ready', gateway: gateway.state });
+    try {
+      await gateway.resolve(storageToken).kv.get(systemContext('readyz'), 'berth:readyz');
+      return { status: 'ready' };
+    } catch (error) {
+      logger.warn({ requestId: request.id, err: String(error) }, 'readiness check failed');
+      return reply.code(503).send({ status: 'not ready', storage: 'unreachable' });
+    }
+  });
+  return app;
+}

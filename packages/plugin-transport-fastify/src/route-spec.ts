@@ -1,0 +1,50 @@
+import type { JsonSchema, RequestContext } from '@berth/core';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface QueryParamSpec {
+  readonly name: string;
+  readonly type: 'string' | 'integer' | 'boolean';
+  readonly description: string;
+}
+
+export type QueryValues = Readonly<Record<string, string | number | boolean | undefined>>;
+
+export interface RouteRequest {
+  readonly ctx: RequestContext;
+  /** Path parameters by their OpenAPI names (`account_id`, `model_id`). */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: QueryValues;
+  readonly body: unknown;
+}
+
+/**
+ * One operation of the HTTP API, as data: the transport registers it and the OpenAPI document is
+ * generated from the same table, so the two cannot drift apart.
+ */
+export interface RouteSpec {
+  readonly method: HttpMethod;
+  /** OpenAPI path, e.g. `/v1/accounts/{account_id}/deployments/{deployment_id}:scale`. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly tag: string;
+  readonly query?: readonly QueryParamSpec[];
+  readonly requestBody?: JsonSchema;
+  readonly response: JsonSchema;
+  handle(request: RouteRequest): Promise<unknown>;
+}
+
+export const readMaskParam: QueryParamSpec = {
+  name: 'readMask',
+  type: 'string',
+  description: 'Comma-separated fields to return; empty or "*" returns all fields.',
+};
+
+export const listParams: readonly QueryParamSpec[] = [
+  { name: 'pageSize', type: 'integer', description: 'Maximum items per page: default 50, values above 200 are coerced to 200.' },
+  { name: 'pageToken', type: 'string', description: 'Token from a previous list call; all other parameters must be unchanged.' },
+  { name: 'filter', type: 'string', description: 'AIP-160 filter, e.g. `state = READY AND create_time > "2026-01-01T00:00:00Z"`.' },
+  { name: 'orderBy', type: 'string', description: 'Comma-separated fields, each optionally followed by " desc"; default create_time.' },
+  readMaskParam,
+];

@@ -1,0 +1,159 @@
+import {
+  compileValidator, datasetSchema, deploymentSchema, deploymentShapeSchema, modelSchema, userSchema,
+  batchInferenceJobSchema, reinforcementFineTuningJobSchema, nonNegativeInt32Schema,
+  type CoreServices, type JsonSchema,
+} from '@berth/core';
+import { queryFlag, queryString } from '../query.js';
+import type { RouteSpec } from '../route-spec.js';
+import { assertEmptyBody, emptySchema, resourceRoutes, wrapperParts } from './resource-routes.js';
+
+const idParam = (name: string) => ({ name, type: 'string' as const, description: 'Id of the new resource; generated when absent.' });
+
+const modelCreateBody: JsonSchema = { type: 'object', properties: { modelId: { type: 'string' }, model: modelSchema } };
+const validateModelWrapper = compileValidator({ type: 'object', properties: { modelId: { type: 'string' }, model: { type: 'object' } } }, 'request body');
+const datasetCreateBody: JsonSchema = {
+  type: 'object',
+  properties: { dataset: datasetSchema, datasetId: { type: 'string' }, sourceDatasetId: { type: 'string' }, filter: { type: 'string' } },
+};
+const scaleBody = { type: 'object', properties: { replicaCount: nonNegativeInt32Schema }, required: ['replicaCount'] } as const;
+const validateScaleBody = compileValidator(scaleBody, 'request body');
+
+/** Every control-plane route, built on the core services. */
+export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
+  const deploymentName = (p: Readonly<Record<string, string>>) => `accounts/${p.account_id}/deployments/${p.deployment_id}`;
+  const rftName = (p: Readonly<Record<string, string>>) => `accounts/${p.account_id}/reinforcementFineTuningJobs/${p.reinforcement_fine_tuning_job_id}`;
+  return [
+    ...resourceRoutes({
+      tag: 'Models', collection: 'models', singular: 'model', snakeSingular: 'model', schema: modelSchema,
+      createBody: modelCreateBody,
+      operations: {
+        create: (ctx, accountId, r) => {
+          validateModelWrapper(r.body ?? {});
+          const { id, inner } = wrapperParts(r.body ?? {}, 'modelId', 'model');
+          return services.models.create(ctx, accountId, inner ?? {}, id);
+        },
+        get: (ctx, name, mask) => services.models.get(ctx, name, mask),
+        list: (ctx, accountId, params) => services.models.list(ctx, accountId, params),
+        update: (ctx, name, body, mask) => services.models.update(ctx, name, body, mask),
+        delete: (ctx, name) => services.models.delete(ctx, name),
+      },
+    }),
+    ...resourceRoutes({
+      tag: 'Datasets', collection: 'datasets', singular: 'dataset', snakeSingular: 'dataset', schema: datasetSchema,
+      createBody: datasetCreateBody,
+      operations: {
+        create: (ctx, accountId, r) => services.datasets.create(ctx, accountId, r.body ?? {}),
+        get: (ctx, name, mask) => services.datasets.get(ctx, name, mask),
+        list: (ctx, accountId, params) => services.datasets.list(ctx, accountId, params),
+        delete: (ctx, name) => services.datasets.delete(ctx, name),
+      },
+    }),
+    ...resourceRoutes({
+      tag: 'Users', collection: 'users', singular: 'user', snakeSingular: 'user', schema: userSchema,
+      createQuery: [idParam('userId')],
+      operations: {
+        create: (ctx, accountId, r) => services.users.create(ctx, accountId, r.body ?? {}, queryString(r.query, 'userId')),
+        get: (ctx, name, mask) => services.users.get(ctx, name, mask),
+        list: (ctx, accountId, params) => services.users.list(ctx, accountId, params),
+        update: (ctx, name, body, mask) => services.users.update(ctx, name, body, mask),
+        delete: (ctx, name) => services.users.delete(ctx, name),
+      },
+    }),
+    ...resourceRoutes({
+      tag: 'Deployment shapes', collection: 'deploymentShapes', singular: 'deploymentShape', snakeSingular: 'deployment_shape',
+      schema: deploymentShapeSchema, createQuery: [idParam('deploymentShapeId')],
+      operations: {
+        create: (ctx, accountId, r) => services.deploymentShapes.create(ctx, accountId, r.body ?? {}, queryString(r.query, 'deploymentShapeId')),
+        get: (ctx, name, mask) => services.deploymentShapes.get(ctx, name, mask),
+        list: (ctx, accountId, params) => services.deploymentShapes.list(ctx, accountId, params),
+        update: (ctx, name, body, mask) => services.deploymentShapes.update(ctx, name, body, mask),
+        delete: (ctx, name) => services.deploymentShapes.delete(ctx, name),
+      },
+    }),
+    ...resourceRoutes({
+      tag: 'Deployments', collection: 'deployments', singular: 'deployment', snakeSingular: 'deployment', schema: deploymentSchema,
+      createQuery: [
+        idParam('deploymentId'),
+        { name: 'validateOnly', type: 'boolean', description: 'Validate and answer the deployment without creating it.' },
+        { name: 'skipShapeValidation', type: 'boolean', description: 'Allow settings that differ from the named deployment shape.' },
+      ],
+      extraListQuery: [{ name: 'showDeleted', type: 'boolean', description: 'Include DELETED deployments.' }],
+      deleteQuery: [
+        { name: 'hard', type: 'boolean', description: 'Remove the deployment instead of soft-deleting it.' },
+        { name: 'ignoreChecks', type: 'boolean', description: 'Delete even though the deployment is in use.' },
+      ],
+      operations: {
+        create: (ctx, accountId, r) => {
+          const id = queryString(r.query, 'deploymentId');
+          return services.deployments.create(ctx, accountId, r.body ?? {}, {
+            ...(id !== undefined ? { deploymentId: id } : {}),
+            validateOnly: queryFlag(r.query, 'validateOnly'),
+            skipShapeValidation: queryFlag(r.query, 'skipShapeValidation'),
+          });
+        },
+        get: (ctx, name, mask) => services.deployments.get(ctx, name, mask),
+        list: (ctx, accountId, params, r) => services.deployments.list(ctx, accountId, { ...params, showDeleted: queryFlag(r.query, 'showDeleted') }),
+        update: (ctx, name, body, mask) => services.deployments.update(ctx, name, body, mask),
+        delete: (ctx, name, r) => services.deployments.delete(ctx, name, { hard: queryFlag(r.query, 'hard'), ignoreChecks: queryFlag(r.query, 'ignoreChecks') }),
+      },
+    }),
+    {
+      method: 'PATCH', path: '/v1/accounts/{account_id}/deployments/{deployment_id}:scale', tag: 'Deployments',
+      operationId: 'scaleDeployment', summary: 'Set the replica count of a deployment', requestBody: scaleBody, response: emptySchema,
+      handle: async (r) => {
+        validateScaleBody(r.body ?? {});
+        await services.deployments.scale(r.ctx, deploymentName(r.params), (r.body as { replicaCount: number }).replicaCount);
+        return {};
+      },
+    },
+    {
+      method: 'POST', path: '/v1/accounts/{account_id}/deployments/{deployment_id}:undelete', tag: 'Deployments',
+      operationId: 'undeleteDeployment', summary: 'Restore a soft-deleted deployment', requestBody: emptySchema, response: deploymentSchema,
+      handle: (r) => {
+        assertEmptyBody(r.body);
+        return services.deployments.undelete(r.ctx, deploymentName(r.params));
+      },
+    },
+    ...resourceRoutes({
+      tag: 'Batch inference jobs', collection: 'batchInferenceJobs', singular: 'batchInferenceJob', snakeSingular: 'batch_inference_job',
+      schema: batchInferenceJobSchema, createQuery: [idParam('batchInferenceJobId')],
+      operations: {
+        create: (ctx, accountId, r) => services.batchInferenceJobs.create(ctx, accountId, r.body ?? {}, queryString(r.query, 'batchInferenceJobId')),
+        get: (ctx, name, mask) => services.batchInferenceJobs.get(ctx, name, mask),
+        list: (ctx, accountId, params) => services.batchInferenceJobs.list(ctx, accountId, params),
+        delete: (ctx, name) => services.batchInferenceJobs.delete(ctx, name),
+      },
+    }),
+    ...resourceRoutes({
+      tag: 'Reinforcement fine-tuning jobs', collection: 'reinforcementFineTuningJobs', singular: 'reinforcementFineTuningJob',
+      snakeSingular: 'reinforcement_fine_tuning_job', schema: reinforcementFineTuningJobSchema,
+      createQuery: [idParam('reinforcementFineTuningJobId')],
+      operations: {
+        create: (ctx, accountId, r) =>
+          services.reinforcementFineTuningJobs.create(ctx, accountId, r.body ?? {}, queryString(r.query, 'reinforcementFineTuningJobId')),
+        get: (ctx, name, mask) => services.reinforcementFineTuningJobs.get(ctx, name, mask),
+        list: (ctx, accountId, params) => services.reinforcementFineTuningJobs.list(ctx, accountId, params),
+        delete: (ctx, name) => services.reinforcementFineTuningJobs.delete(ctx, name),
+      },
+    }),
+    {
+      method: 'POST', path: '/v1/accounts/{account_id}/reinforcementFineTuningJobs/{reinforcement_fine_tuning_job_id}:cancel',
+      tag: 'Reinforcement fine-tuning jobs', operationId: 'cancelReinforcementFineTuningJob', summary: 'Cancel a reinforcement fine-tuning job',
+      requestBody: emptySchema, response: emptySchema,
+      handle: async (r) => {
+        assertEmptyBody(r.body);
+        await services.reinforcementFineTuningJobs.cancel(r.ctx, rftName(r.params));
+        return {};
+      },
+    },
+    {
+      method: 'POST', path: '/v1/accounts/{account_id}/reinforcementFineTuningJobs/{reinforcement_fine_tuning_job_id}:resume',
+      tag: 'Reinforcement fine-tuning jobs', operationId: 'resumeReinforcementFineTuningJob', summary: 'Resume a paused or failed reinforcement fine-tuning job',
+      requestBody: emptySchema, response: reinforcementFineTuningJobSchema,
+      handle: (r) => {
+        assertEmptyBody(r.body);
+        return services.reinforcementFineTuningJobs.resume(r.ctx, rftName(r.params));
+      },
+    },
+  ];
+}
