@@ -173,20 +173,20 @@ function hasToSql(filter: Extract<CheckedFilter, { kind: 'has' }>, params: SqlPa
     // `name:*` is presence (names are never empty); `name:x` is equality.
     if (value === undefined) return 'true';
     if (value.type === 'null') return 'false';
-    return (compareJson('name', '=', value, params, 'name'));
+    return compareJson('name', '=', value, params, 'name');
   }
   const v = jsonPath(declaration.path, params, field.mapKey);
   if (value === undefined) {
     return (
       `(CASE COALESCE(jsonb_typeof(${v}), 'null') WHEN 'null' THEN false WHEN 'string' THEN (${v} #>> '{}') <> ''` +
-        ` WHEN 'array' THEN jsonb_array_length(${v}) > 0 WHEN 'object' THEN ${v} <> '{}'::jsonb ELSE true END)`,
+      ` WHEN 'array' THEN jsonb_array_length(${v}) > 0 WHEN 'object' THEN ${v} <> '{}'::jsonb ELSE true END)`
     );
   }
   if (value.type === 'null') return 'false';
   if (declaration.map === true && field.mapKey === undefined) {
     if (value.type !== 'string') return 'false';
     const entry = `(${v} -> ${params.add(value.value)}::text)`;
-    return (`(jsonb_typeof(${v}) = 'object' AND NOT ${absent(entry)})`);
+    return `(jsonb_typeof(${v}) = 'object' AND NOT ${absent(entry)})`;
   }
   if (declaration.repeated === true) {
     const exact =
@@ -194,14 +194,14 @@ function hasToSql(filter: Extract<CheckedFilter, { kind: 'has' }>, params: SqlPa
     if (exact) {
       // Containment is element equality for these kinds (jsonb numbers compare numerically) and can
       // use a GIN index.
-      return (`(jsonb_typeof(${v}) = 'array' AND ${v} @> ${params.add(JSON.stringify([value.value]))}::jsonb)`);
+      return `(jsonb_typeof(${v}) = 'array' AND ${v} @> ${params.add(JSON.stringify([value.value]))}::jsonb)`;
     }
     return (
       `(jsonb_typeof(${v}) = 'array' AND EXISTS (SELECT 1 FROM jsonb_array_elements(${v}) AS element(value)` +
-        ` WHERE ${(compareJson('element.value', '=', value, params))}))`,
+      ` WHERE ${compareJson('element.value', '=', value, params)}))`
     );
   }
-  return (compareJson(v, '=', value, params));
+  return compareJson(v, '=', value, params);
 }
 
 function globalToSql(filter: Extract<CheckedFilter, { kind: 'global' }>, params: SqlParams): string {
@@ -209,7 +209,7 @@ function globalToSql(filter: Extract<CheckedFilter, { kind: 'global' }>, params:
   const needle = params.add(filter.text.toLowerCase());
   const tests = filter.fields.map((declaration) => {
     const text = isNameColumn(declaration) ? 'name' : stringOf(jsonPath(declaration.path, params));
-    return (`strpos(lower(${text}), ${needle}::text) > 0`);
+    return `strpos(lower(${text}), ${needle}::text) > 0`;
   });
   return `(${tests.join(' OR ')})`;
 }
@@ -233,11 +233,11 @@ export function filterToSql(filter: CheckedFilter, params: SqlParams): string {
       const { field, operator, value } = filter;
       if (field.mapKey === undefined && isNameColumn(field.declaration)) {
         if (value.type === 'null') return operator === '=' ? 'false' : 'true';
-        return (compareJson('name', operator, value, params, 'name'));
+        return compareJson('name', operator, value, params, 'name');
       }
       const v = jsonPath(field.declaration.path, params, field.mapKey);
       if (value.type === 'null') return operator === '=' ? absent(v) : `(NOT ${absent(v)})`;
-      return (compareJson(v, operator, value, params));
+      return compareJson(v, operator, value, params);
     }
     case 'has':
       return hasToSql(filter, params);

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { Token } from './token.js';
 

@@ -38,7 +38,7 @@ export class UserService {
    * PATCH a user. The body's `name` must be present and equal `name` (INVALID_ARGUMENT otherwise).
    * FAILED_PRECONDITION when it would demote the account's last admin.
    */
-  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
+  async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
     this.resources.authorizeName(ctx, name, 'update');
     assertBodyNamesUser(body, name);
     return this.storage.transaction(ctx, () => this.resources.update(ctx, name, body, updateMask));

@@ -1,0 +1,236 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { MemoryStorage } from '../../../../plugin-storage-memory/src/index.js';
+import { Code } from '../../errors/index.js';
+import type { RequestContext } from '../../kernel/request-context.js';
+import { systemClock } from '../../ports/clock.js';
+import { randomIdGenerator } from '../../ports/id-generator.js';
+import { ResourceEnvironment } from '../common/resource-environment.js';
+import { GatewaySecrets } from '../common/secrets.js';
+import { canTransition } from '../common/state-machine.js';
+import { datasetStateMachine } from './dataset-state-machine.js';
+import { datasetStateValues } from './dataset-schema.js';
+import { DatasetService } from './dataset-service.js';
+
+const ctx: RequestContext = {
+  requestId: 'r1',
+  principal: { userName: 'accounts/acme/users/admin', accountId: 'acme', role: 'admin', email: 'admin@example.com' },
+};
+const viewer: RequestContext = {
+  requestId: 'r2',
+  principal: { userName: 'accounts/acme/users/bob', accountId: 'acme', role: 'inference-user' },
+};
+
+let storage: MemoryStorage;
+let datasets: DatasetService;
+
+beforeEach(async () => {
+  storage = new MemoryStorage();
+  const env = new ResourceEnvironment(storage, systemClock, randomIdGenerator);
+  const secrets = new GatewaySecrets('test-secret');
+  await secrets.load(ctx, storage.kv);
+  datasets = new DatasetService(env, secrets);
+});
+
+describe('dataset state machine', () => {
+  it('declares every state and only known targets', () => {
+    expect(Object.keys(datasetStateMachine.transitions).sort()).toEqual([...datasetStateValues].sort());
+    for (const targets of Object.values(datasetStateMachine.transitions)) {
+      for (const target of targets) expect(datasetStateValues).toContain(target);
+    }
+    expect(datasetStateMachine.initial).toBe('UPLOADING');
+  });
+
+  it('walks the table: UPLOADING → READY, READY is final', () => {
+    for (const from of datasetStateValues) {
+      for (const to of datasetStateValues) {
+        const allowed = canTransition(datasetStateMachine, from, to);
+        const expected = (from === 'UPLOADING' && to === 'READY') || (from === 'STATE_UNSPECIFIED' && to !== 'STATE_UNSPECIFIED');
+        expect(allowed, `${from} → ${to}`).toBe(expected);
+      }
+    }
+  });
+});
+
+describe('DatasetService.create', () => {
+  it('creates an UPLOADING dataset with a generated id, server fields and createdBy', async () => {
+    const created = await datasets.create(ctx, 'acme', { dataset: { displayName: 'Train', format: 'CHAT', exampleCount: '12' } });
+    expect(created.name).toMatch(/^accounts\/acme\/datasets\/[a-z][a-z0-9]{15}$/);
+    expect(created).toMatchObject({ displayName: 'Train', format: 'CHAT', exampleCount: '12', state: 'UPLOADING', createdBy: 'admin@example.com' });
+    expect(typeof created.createTime).toBe('string');
+    expect(created.updateTime).toBe(created.createTime);
+  });
+
+  it('uses the datasetId given in the body and refuses a duplicate', async () => {
+    const created = await datasets.create(ctx, 'acme', { datasetId: 'train', dataset: {} });
+    expect(created.name).toBe('accounts/acme/datasets/train');
+    await expect(datasets.create(ctx, 'acme', { datasetId: 'train', dataset: {} })).rejects.toMatchObject({ code: Code.ALREADY_EXISTS });
+  });
+
+  it('rejects an invalid datasetId', async () => {
+    await expect(datasets.create(ctx, 'acme', { datasetId: 'Bad_Id', dataset: {} })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'datasetId' });
+  });
+
+  it('validates the wrapper strictly', async () => {
+    await expect(datasets.create(ctx, 'acme', { dataset: {}, extra: 1 })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, reason: 'UNKNOWN_FIELD' });
+    await expect(datasets.create(ctx, 'acme', { dataset: 'x' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT });
+    await expect(datasets.create(ctx, 'acme', [])).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT });
+  });
+
+  it('validates the dataset against the resource schema', async () => {
+    await expect(datasets.create(ctx, 'acme', { dataset: { unknown: true } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, reason: 'UNKNOWN_FIELD' });
+    await expect(datasets.create(ctx, 'acme', { dataset: { format: 'TABLE' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'format' });
+    await expect(datasets.create(ctx, 'acme', { dataset: { exampleCount: 12 } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'exampleCount' });
+    await expect(datasets.create(ctx, 'acme', { dataset: { estimatedTokenCount: '-1' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT });
+    await expect(datasets.create(ctx, 'acme', { dataset: { displayName: 'x'.repeat(64) } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'displayName' });
+  });
+
+  it('ignores output-only fields given by the client', async () => {
+    const created = await datasets.create(ctx, 'acme', {
+      dataset: { name: 'accounts/other/datasets/x', state: 'READY', createdBy: 'mallory@example.com', createTime: '2000-01-01T00:00:00Z', sourceDataset: 'accounts/acme/datasets/z' },
+    });
+    expect(created.name).not.toBe('accounts/other/datasets/x');
+    expect(created.state).toBe('UPLOADING');
+    expect(created.createdBy).toBe('admin@example.com');
+    expect(created.createTime).not.toBe('2000-01-01T00:00:00Z');
+    expect(created.sourceDataset).toBeUndefined();
+  });
+
+  it('omits createdBy for a caller without an e-mail', async () => {
+    const created = await datasets.create({ requestId: 'sys' }, 'acme', { dataset: {} });
+    expect(created.createdBy).toBeUndefined();
+  });
+
+  it('is READY at once when externalUrl is set', async () => {
+    const created = await datasets.create(ctx, 'acme', { dataset: { externalUrl: 'https://example.com/data.jsonl' } });
+    expect(created.state).toBe('READY');
+  });
+
+  it('keeps sourceJobName as given', async () => {
+    const created = await datasets.create(ctx, 'acme', { dataset: { sourceJobName: 'accounts/acme/batchInferenceJobs/j1' } });
+    expect(created.sourceJobName).toBe('accounts/acme/batchInferenceJobs/j1');
+  });
+
+  it('checks the permission and the account', async () => {
+    await expect(datasets.create(viewer, 'acme', { dataset: {} })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED });
+    await expect(datasets.create(ctx, 'other', { dataset: {} })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED });
+    await expect(datasets.create(ctx, 'Bad!', { dataset: {} })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT });
+  });
+});
+
+describe('derived datasets (sourceDatasetId + filter)', () => {
+  it('derives from a READY source: lineage recorded, format copied, READY at once', async () => {
+    await datasets.create(ctx, 'acme', { datasetId: 'src', dataset: { format: 'COMPLETION', externalUrl: 'https://example.com/a.jsonl', sourceJobName: 'accounts/acme/batchInferenceJobs/j' } });
+    const derived = await datasets.create(ctx, 'acme', { datasetId: 'sub', sourceDatasetId: 'src', filter: 'turns > 2', dataset: { displayName: 'subset' } });
+    expect(derived).toMatchObject({
+      name: 'accounts/acme/datasets/sub',
+      format: 'COMPLETION',
+      state: 'READY',
+      sourceDataset: 'accounts/acme/datasets/src',
+      sourceFilter: 'turns > 2',
+    });
+    expect(derived.sourceJobName).toBeUndefined();
+    expect(derived.externalUrl).toBeUndefined();
+  });
+
+  it('accepts the source as a full name and stays UPLOADING while the source is UPLOADING', async () => {
+    await datasets.create(ctx, 'acme', { datasetId: 'src', dataset: { format: 'CHAT' } });
+    const derived = await datasets.create(ctx, 'acme', { sourceDatasetId: 'accounts/acme/datasets/src', filter: 'x', dataset: {} });
+    expect(derived).toMatchObject({ state: 'UPLOADING', format: 'CHAT', sourceDataset: 'accounts/acme/datasets/src' });
+  });
+
+  it('refuses a missing source, a source in another account and an invalid source id', async () => {
+    await expect(datasets.create(ctx, 'acme', { sourceDatasetId: 'nope', filter: 'x', dataset: {} })).rejects.toMatchObject({
+      code: Code.INVALID_ARGUMENT, field: 'sourceDatasetId', reason: 'REFERENCE_NOT_FOUND',
+    });
+    await expect(datasets.create(ctx, 'acme', { sourceDatasetId: 'accounts/other/datasets/src', filter: 'x', dataset: {} })).rejects.toMatchObject({
+      code: Code.INVALID_ARGUMENT, field: 'sourceDatasetId', reason: 'INVALID_REFERENCE',
+    });
+    await expect(datasets.create(ctx, 'acme', { sourceDatasetId: 'accounts/acme/models/src', filter: 'x', dataset: {} })).rejects.toMatchObject({
+      code: Code.INVALID_ARGUMENT, field: 'sourceDatasetId',
+    });
+    await expect(datasets.create(ctx, 'acme', { sourceDatasetId: 'Bad Id', filter: 'x', dataset: {} })).rejects.toMatchObject({
+      code: Code.INVALID_ARGUMENT, field: 'sourceDatasetId',
+    });
+  });
+
+  it('requires a non-blank filter with sourceDatasetId, and allows it only with one', async () => {
+    await datasets.create(ctx, 'acme', { datasetId: 'src', dataset: {} });
+    await expect(datasets.create(ctx, 'acme', { sourceDatasetId: 'src', dataset: {} })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'filter' });
+    await expect(datasets.create(ctx, 'acme', { sourceDatasetId: 'src', filter: '   ', dataset: {} })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'filter' });
+    await expect(datasets.create(ctx, 'acme', { filter: 'x', dataset: {} })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'filter' });
+  });
+
+  it('refuses a format different from the source, and an externalUrl', async () => {
+    await datasets.create(ctx, 'acme', { datasetId: 'src', dataset: { format: 'CHAT' } });
+    await expect(datasets.create(ctx, 'acme', { sourceDatasetId: 'src', filter: 'x', dataset: { format: 'RL' } })).rejects.toMatchObject({
+      code: Code.INVALID_ARGUMENT, field: 'dataset.format',
+    });
+    await expect(datasets.create(ctx, 'acme', { sourceDatasetId: 'src', filter: 'x', dataset: { externalUrl: 'https://e.com/x' } })).rejects.toMatchObject({
+      code: Code.INVALID_ARGUMENT, field: 'dataset.externalUrl',
+    });
+    const same = await datasets.create(ctx, 'acme', { sourceDatasetId: 'src', filter: 'x', dataset: { format: 'CHAT' } });
+    expect(same.format).toBe('CHAT');
+  });
+});
+
+describe('DatasetService get, list, delete', () => {
+  it('gets with a readMask and answers NOT_FOUND for a missing dataset', async () => {
+    await datasets.create(ctx, 'acme', { datasetId: 'd1', dataset: { displayName: 'One', format: 'CHAT' } });
+    expect(await datasets.get(ctx, 'accounts/acme/datasets/d1', 'display_name')).toEqual({ name: 'accounts/acme/datasets/d1', displayName: 'One' });
+    expect((await datasets.get(ctx, 'accounts/acme/datasets/d1', '*')).format).toBe('CHAT');
+    await expect(datasets.get(ctx, 'accounts/acme/datasets/missing')).rejects.toMatchObject({ code: Code.NOT_FOUND });
+    await expect(datasets.get(ctx, 'accounts/acme/datasets/d1', 'nope')).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT });
+    await expect(datasets.get(ctx, 'accounts/acme/models/d1')).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT });
+  });
+
+  it('lists with filter and orderBy on declared fields', async () => {
+    await datasets.create(ctx, 'acme', { datasetId: 'a', dataset: { format: 'CHAT', exampleCount: '5' } });
+    await datasets.create(ctx, 'acme', { datasetId: 'b', dataset: { format: 'RL', exampleCount: '50', externalUrl: 'https://e.com/b' } });
+    await datasets.create(ctx, 'acme', { datasetId: 'c', dataset: { format: 'CHAT', exampleCount: '500' } });
+    const chat = await datasets.list(ctx, 'acme', { filter: 'format = CHAT', orderBy: 'example_count desc' });
+    expect(chat.items.map((d) => d.name)).toEqual(['accounts/acme/datasets/c', 'accounts/acme/datasets/a']);
+    expect(chat.totalSize).toBe(2);
+    const ready = await datasets.list(ctx, 'acme', { filter: 'state = READY' });
+    expect(ready.items.map((d) => d.name)).toEqual(['accounts/acme/datasets/b']);
+    const big = await datasets.list(ctx, 'acme', { filter: 'exampleCount > 10 AND created_by = "admin@example.com"', orderBy: 'name' });
+    expect(big.items.map((d) => d.name)).toEqual(['accounts/acme/datasets/b', 'accounts/acme/datasets/c']);
+    const page = await datasets.list(ctx, 'acme', { pageSize: 2, readMask: 'state' });
+    expect(page.items).toHaveLength(2);
+    expect(Object.keys(page.items[0]!).sort()).toEqual(['name', 'state']);
+    expect(page.nextPageToken).toBeDefined();
+    await expect(datasets.list(ctx, 'acme', { filter: 'format = TABLE' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT });
+  });
+
+  it('deletes, then answers NOT_FOUND', async () => {
+    await datasets.create(ctx, 'acme', { datasetId: 'd1', dataset: {} });
+    await datasets.delete(ctx, 'accounts/acme/datasets/d1');
+    await expect(datasets.get(ctx, 'accounts/acme/datasets/d1')).rejects.toMatchObject({ code: Code.NOT_FOUND });
+    await expect(datasets.delete(ctx, 'accounts/acme/datasets/d1')).rejects.toMatchObject({ code: Code.NOT_FOUND });
+  });
+
+  it('has no update method', () => {
+    expect((datasets as unknown as Record<string, unknown>).update).toBeUndefined();
+  });
+});
+
+describe('DatasetService.markReady', () => {
+  it('moves UPLOADING to READY and records counts as int64 strings', async () => {
+    await datasets.create(ctx, 'acme', { datasetId: 'd1', dataset: {} });
+    const ready = await datasets.markReady(ctx, 'accounts/acme/datasets/d1', { exampleCount: 42, estimatedTokenCount: '9000' });
+    expect(ready).toMatchObject({ state: 'READY', exampleCount: '42', estimatedTokenCount: '9000' });
+    expect((await datasets.get(ctx, 'accounts/acme/datasets/d1')).state).toBe('READY');
+  });
+
+  it('is FAILED_PRECONDITION on a READY dataset and NOT_FOUND on a missing one', async () => {
+    await datasets.create(ctx, 'acme', { datasetId: 'd1', dataset: { externalUrl: 'https://e.com/x' } });
+    await expect(datasets.markReady(ctx, 'accounts/acme/datasets/d1')).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION });
+    await expect(datasets.markReady(ctx, 'accounts/acme/datasets/none')).rejects.toMatchObject({ code: Code.NOT_FOUND });
+  });
+
+  it('rejects invalid counts', async () => {
+    await datasets.create(ctx, 'acme', { datasetId: 'd1', dataset: {} });
+    await expect(datasets.markReady(ctx, 'accounts/acme/datasets/d1', { exampleCount: -1 })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT });
+    await expect(datasets.markReady(ctx, 'accounts/acme/datasets/d1', { exampleCount: 1.5 })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT });
+    await expect(datasets.markReady(ctx, 'accounts/acme/datasets/d1', { exampleCount: '99999999999999999999' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT });
+  });
+});
