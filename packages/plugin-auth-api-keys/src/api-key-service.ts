@@ -32,6 +32,7 @@ interface KeyIndexEntry {
 interface CachedPrincipal {
   principal: Principal | undefined;
   until: number;
+  hash: string;
 }
 
 export interface ApiKeyServiceOptions {
@@ -133,7 +134,7 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
     if (!found) throw notFound(name);
     const hash = String(found.data.keyHash);
     await this.storage.kv.delete(ctx, `berth:apikey:${hash}`);
-    this.cache.delete(hash);
+    this.evict(hash);
     try {
       await this.storage.resources.delete(ctx, name);
     } catch (error) {
@@ -152,22 +153,27 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
       });
       for (const item of page.items) {
         await this.storage.kv.delete(ctx, `berth:apikey:${String(item.data.keyHash)}`);
-        this.cache.delete(String(item.data.keyHash));
+        this.evict(String(item.data.keyHash));
         await this.storage.resources.delete(ctx, item.name).catch(() => undefined);
       }
       if (!page.hasMore) return;
     }
   }
 
+  private evict(hash: string): void {
+    for (const [credential, entry] of this.cache) if (entry.hash === hash) this.cache.delete(credential);
+  }
+
   async authenticate(ctx: RequestContext, credential: string): Promise<Principal | undefined> {
     if (credential.length === 0 || credential.length > 512) return undefined;
-    const hash = hashApiKey(credential);
     const nowMs = this.clock.now().getTime();
-    const cached = this.cache.get(hash);
+    // Keyed by the credential itself: a hit costs no hashing. The cache lives only in this process.
+    const cached = this.cache.get(credential);
     if (cached && cached.until > nowMs) return cached.principal;
+    const hash = hashApiKey(credential);
     const principal = await this.resolvePrincipal(ctx, hash, nowMs);
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(hash, { principal, until: nowMs + this.cacheTtlMs });
+    this.cache.set(credential, { principal, until: nowMs + this.cacheTtlMs, hash });
     return principal;
   }
 

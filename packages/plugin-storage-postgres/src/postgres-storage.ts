@@ -184,12 +184,13 @@ class PgResourceStore implements ResourceStore {
     const limit = params.add(String(pageSize + 1));
     const { rows } = await run(
       db,
-      `SELECT name, data::text AS data, version::text AS version FROM ${this.t.resources}
+      // Selected columns get aliases unlike any column: ORDER BY would take a bare output name first.
+      `SELECT name, data::text AS data_text, version::text AS version_text FROM ${this.t.resources}
        WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${limit}::integer`,
       params.values,
     );
     const count = await run(db, countSql, countParams);
-    const items = rows.slice(0, pageSize).map((row) => ({ name: text(row.name), data: parseJson(row.data) as JsonObject, etag: text(row.version) }));
+    const items = rows.slice(0, pageSize).map((row) => ({ name: text(row.name), data: parseJson(row.data_text) as JsonObject, etag: text(row.version_text) }));
     return { items, totalSize: Number(count.rows[0]?.total ?? 0), hasMore: rows.length > pageSize };
   }
 }
@@ -380,12 +381,12 @@ class PgOutbox implements Outbox {
   async poll(_ctx: RequestContext, consumer: string, limit: number): Promise<OutboxEvent[]> {
     const { rows } = await run(
       this.db(),
-      `SELECT sequence::text AS sequence, topic, payload::text AS payload, create_time FROM ${this.t.outbox}
+      `SELECT sequence::text AS sequence_text, topic, payload::text AS payload, create_time FROM ${this.t.outbox}
        WHERE sequence > COALESCE((SELECT position FROM ${this.t.consumers} WHERE consumer = $1), 0)
        ORDER BY sequence LIMIT $2::integer`,
       [consumer, Math.max(0, Math.floor(limit))],
     );
-    return rows.map((row) => ({ sequence: Number(row.sequence), topic: text(row.topic), payload: parseJson(row.payload), createTime: iso(row.create_time) }));
+    return rows.map((row) => ({ sequence: Number(row.sequence_text), topic: text(row.topic), payload: parseJson(row.payload), createTime: iso(row.create_time) }));
   }
 
   async ack(_ctx: RequestContext, consumer: string, sequence: number): Promise<void> {

@@ -36,6 +36,28 @@ function bearerToken(header: string | undefined): string | undefined {
   return match ? match[1] : undefined;
 }
 
+/**
+ * The context of one HTTP request. Its AbortSignal (aborted when the client goes away before the answer
+ * is sent) is made on first use: most control-plane calls never read it.
+ */
+function requestContext(request: FastifyRequest, reply: FastifyReply, principal: Principal): RequestContext {
+  let controller: AbortController | undefined;
+  return {
+    requestId: request.id,
+    principal,
+    get signal() {
+      if (!controller) {
+        const created = new AbortController();
+        controller = created;
+        request.raw.once('close', () => {
+          if (!reply.sent) created.abort();
+        });
+      }
+      return controller.signal;
+    },
+  };
+}
+
 /** All routes the gateway serves over HTTP. */
 export function gatewayRoutes(gateway: Gateway, extra: readonly RouteSpec[] = []): RouteSpec[] {
   const routes = controlPlaneRoutes(gateway.resolve(coreServicesToken));
@@ -122,13 +144,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
         }
         const spec = group.byAction.get(action);
         if (!spec) throw notFound(`${request.method} ${request.url.split('?')[0]}`);
-        const abort = new AbortController();
-        request.raw.once('close', () => {
-          if (!reply.sent) abort.abort();
-        });
-        const base = { requestId: request.id, signal: abort.signal };
-        const principal = await authenticate(request, base);
-        const ctx: RequestContext = { ...base, principal };
+        const principal = await authenticate(request, { requestId: request.id });
+        const ctx = requestContext(request, reply, principal);
         const query = parseQuery(request.query as Record<string, unknown>, spec.query ?? []);
         const result = await spec.handle({ ctx, params, query, body: request.body });
         return reply.header('x-request-id', request.id).send(result);

@@ -1,5 +1,5 @@
 import { invalidArgument } from '../errors/index.js';
-import type { AcceleratorType, AcceleratorTypeInfo } from './accelerator.js';
+import type { AcceleratorTypeInfo, AcceleratorTypeName } from './accelerator.js';
 import { deriveEngineArgs, renderEngineArgv, type EngineArgs } from './engine-args.js';
 import { effectivePrecision, isPrecision, type Precision } from './precision.js';
 import type { Provisioner } from './provisioner.js';
@@ -32,7 +32,7 @@ export interface LaunchProfile {
 /** A rendered, platform-neutral description of how to run one replica. */
 export interface LaunchSpec {
   readonly vendor: string;
-  readonly acceleratorType: AcceleratorType;
+  readonly acceleratorType: AcceleratorTypeName;
   readonly acceleratorCount: number;
   readonly image: string;
   /** Engine command line (`--flag value` pairs). */
@@ -48,7 +48,7 @@ export interface LaunchSpec {
 
 /** Input of {@link AcceleratorRuntime.validate}. */
 export interface AcceleratorSelection {
-  readonly acceleratorType: AcceleratorType;
+  readonly acceleratorType: AcceleratorTypeName;
   /** Absent or PRECISION_UNSPECIFIED means the default precision (BF16). */
   readonly precision?: Precision;
 }

@@ -1,25 +1,11 @@
+import { precisionValues, type Precision } from '../resources/common/schema-parts.js';
+
 /**
  * Numeric precisions a model can be served at (the spec's Precision enum) and the vendor-neutral facts
  * about each: bytes per weight, bytes per KV-cache element, and how an engine is told to use it.
  */
-export const precisions = [
-  'PRECISION_UNSPECIFIED',
-  'FP16',
-  'FP8',
-  'FP8_MM',
-  'FP8_AR',
-  'FP8_MM_KV_ATTN',
-  'FP8_KV',
-  'FP8_MM_V2',
-  'FP8_V2',
-  'FP8_MM_KV_ATTN_V2',
-  'NF4',
-  'FP4',
-  'BF16',
-  'FP4_BLOCKSCALED_MM',
-  'FP4_MX_MOE',
-] as const;
-export type Precision = (typeof precisions)[number];
+export const precisions = precisionValues;
+export type { Precision };
 
 /** The FP8 family: needs hardware FP8 support. */
 export const fp8Precisions = [

@@ -1,4 +1,4 @@
-import type { AcceleratorType } from './accelerator.js';
+import type { AcceleratorTypeName } from './accelerator.js';
 import type { Precision } from './precision.js';
 
 /**
@@ -10,7 +10,7 @@ export interface ReplicaSpec {
   readonly baseModel: string;
   /** Model id the engine serves (`/v1/models`, the `model` field of requests). Default: `baseModel`. */
   readonly servedModelId?: string;
-  readonly acceleratorType: AcceleratorType;
+  readonly acceleratorType: AcceleratorTypeName;
   /** Accelerators per replica = tensor-parallel size. */
   readonly acceleratorCount: number;
   readonly precision?: Precision;

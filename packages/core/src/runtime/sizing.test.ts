@@ -45,7 +45,7 @@ describe('sizing', () => {
   it('defaults the context length and rounds up to powers of two', () => {
     expect(estimateAcceleratorCount(a80, { parameterCount: '7000000000' }).contextLength).toBe(8192);
     expect(estimateAcceleratorCount(a80, { parameterCount: '7000000000', contextLength: 0 }).acceleratorCount).toBe(1);
-    const counts = ['1', '40000000000', '70000000000', '150000000000', '250000000000'].map(
+    const counts = ['1', '40000000000', '70000000000', '120000000000', '250000000000'].map(
       (p) => estimateAcceleratorCount(a80, { parameterCount: p }).acceleratorCount,
     );
     expect(counts).toEqual([1, 2, 4, 4, 8]);

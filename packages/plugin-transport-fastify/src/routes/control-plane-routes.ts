@@ -1,5 +1,5 @@
 import {
-  compileValidator, datasetSchema, deploymentSchema, deploymentShapeSchema, modelSchema, userSchema,
+  compileValidator, createDatasetRequestSchema, datasetSchema, deploymentSchema, deploymentShapeSchema, modelSchema, userSchema,
   batchInferenceJobSchema, reinforcementFineTuningJobSchema, nonNegativeInt32Schema,
   type CoreServices, type JsonSchema,
 } from '@berth/core';
@@ -11,10 +11,6 @@ const idParam = (name: string) => ({ name, type: 'string' as const, description:
 
 const modelCreateBody: JsonSchema = { type: 'object', properties: { modelId: { type: 'string' }, model: modelSchema } };
 const validateModelWrapper = compileValidator({ type: 'object', properties: { modelId: { type: 'string' }, model: { type: 'object' } } }, 'request body');
-const datasetCreateBody: JsonSchema = {
-  type: 'object',
-  properties: { dataset: datasetSchema, datasetId: { type: 'string' }, sourceDatasetId: { type: 'string' }, filter: { type: 'string' } },
-};
 const scaleBody = { type: 'object', properties: { replicaCount: nonNegativeInt32Schema }, required: ['replicaCount'] } as const;
 const validateScaleBody = compileValidator(scaleBody, 'request body');
 
@@ -40,7 +36,7 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
     }),
     ...resourceRoutes({
       tag: 'Datasets', collection: 'datasets', singular: 'dataset', snakeSingular: 'dataset', schema: datasetSchema,
-      createBody: datasetCreateBody,
+      createBody: createDatasetRequestSchema,
       operations: {
         create: (ctx, accountId, r) => services.datasets.create(ctx, accountId, r.body ?? {}),
         get: (ctx, name, mask) => services.datasets.get(ctx, name, mask),

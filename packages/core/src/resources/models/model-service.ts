@@ -1,7 +1,8 @@
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
-import { parseFilter, parseOrderBy } from '../../listing/index.js';
+import { parseOrderBy } from '../../listing/index.js';
 import type { FieldDeclarations } from '../../listing/fields.js';
+import type { CheckedFilter } from '../../listing/filter/ast.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
 import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
@@ -12,6 +13,17 @@ const deployedModelLookupFields: FieldDeclarations = {
   model: { path: ['model'], type: 'string' },
   createTime: { path: ['createTime'], type: 'timestamp' },
 };
+const deployedModelOrder = parseOrderBy(undefined, deployedModelLookupFields, 'create_time');
+
+/** `model = <name>`, built directly: this runs on every GET of a model. */
+function modelEquals(modelName: string): CheckedFilter {
+  return {
+    kind: 'compare',
+    field: { declaration: deployedModelLookupFields.model!, position: 0 },
+    operator: '=',
+    value: { type: 'string', value: modelName, wildcard: false },
+  };
+}
 
 /** Models: the registry. `get` adds `deployedModelRefs`, which lists never carry. */
 export class ModelService {
@@ -29,8 +41,8 @@ export class ModelService {
     this.resources.authorizeName(ctx, name, 'get');
     const stored = await this.resources.getStored(ctx, name);
     const refs = await this.deployedModelRefs(ctx, name);
-    const data: JsonObject = refs.length > 0 ? { ...stored.data, deployedModelRefs: refs } : stored.data;
-    return this.resources.mask(this.resources.ordered(data), readMask);
+    const data: JsonObject = refs.length > 0 ? this.resources.ordered({ ...stored.data, deployedModelRefs: refs }) : stored.data;
+    return this.resources.mask(data, readMask);
   }
 
   list(ctx: RequestContext, accountId: string, params: ListParams): Promise<ListPage> {
@@ -48,12 +60,11 @@ export class ModelService {
   /** Deployed-model records of this model, oldest first; the first is the default target. */
   private async deployedModelRefs(ctx: RequestContext, modelName: string): Promise<JsonObject[]> {
     const accountId = modelName.split('/')[1]!;
-    const filter = parseFilter(`model = ${JSON.stringify(modelName)}`, deployedModelLookupFields);
     const result = await this.env.storage.resources.list(ctx, {
       parent: `accounts/${accountId}`,
       collection: 'deployedModels',
-      ...(filter ? { filter } : {}),
-      orderBy: parseOrderBy(undefined, deployedModelLookupFields, 'create_time'),
+      filter: modelEquals(modelName),
+      orderBy: deployedModelOrder,
       pageSize: 200,
     });
     return result.items.map(({ data }) => ({

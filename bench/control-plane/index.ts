@@ -1,0 +1,49 @@
+import { fileURLToPath } from 'node:url';
+import { startChildServer } from '../lib/child-server.js';
+import { printTable, runLoad, type LoadResult } from '../lib/load.js';
+
+/**
+ * bench/control-plane: GET model and a filtered list of deployments through the gateway (API-key auth
+ * on, memory storage) against bare Fastify answering the same JSON, in one run with autocannon.
+ * Target: the gateway reaches at least 70% of bare Fastify's requests per second on GET.
+ */
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+
+export async function runControlPlaneBenchmark(): Promise<{ getRatio: number; rows: Array<Array<string | number>> }> {
+  const gateway = await startChildServer(here('./gateway-server.ts'));
+  const info = gateway.info as { apiKey: string; filter: string; model: unknown; list: unknown };
+  const bare = await startChildServer(here('./bare-fastify-server.ts'), [JSON.stringify(info.model), JSON.stringify(info.list)]);
+  const auth = { authorization: `Bearer ${info.apiKey}` };
+  const getPath = '/v1/accounts/bench/models/bench-model';
+  const listPath = `/v1/accounts/bench/deployments?filter=${encodeURIComponent(info.filter)}&pageSize=50`;
+  try {
+    // Warm up both targets (JIT, connection setup) before measuring.
+    await runLoad({ url: `${gateway.url}${getPath}`, headers: auth, connections, seconds: 2 });
+    await runLoad({ url: `${bare.url}${getPath}`, connections, seconds: 2 });
+    const results: Array<[string, string, LoadResult]> = [];
+    results.push(['GET model', 'bare Fastify', await runLoad({ url: `${bare.url}${getPath}`, connections, seconds })]);
+    results.push(['GET model', 'gateway', await runLoad({ url: `${gateway.url}${getPath}`, headers: auth, connections, seconds })]);
+    results.push(['list deployments (filtered)', 'bare Fastify', await runLoad({ url: `${bare.url}${listPath}`, connections, seconds })]);
+    results.push(['list deployments (filtered)', 'gateway', await runLoad({ url: `${gateway.url}${listPath}`, headers: auth, connections, seconds })]);
+    for (const [, target, r] of results) if (r.non2xx > 0 || r.errors > 0) throw new Error(`${target}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+    const rps = (i: number) => results[i]![2].requestsPerSecond;
+    const rows = results.map(([op, target, r], i) => [
+      op, target, Math.round(r.requestsPerSecond), r.p50Ms, r.p99Ms,
+      i % 2 === 1 ? `${((100 * r.requestsPerSecond) / rps(i - 1)).toFixed(1)}%` : '100%',
+    ]);
+    console.log(`\ncontrol-plane benchmark: ${connections} connections, ${seconds} s per target, Node ${process.version}\n`);
+    printTable(['operation', 'target', 'req/s', 'p50 ms', 'p99 ms', 'of bare'], rows);
+    const getRatio = rps(1) / rps(0);
+    console.log(`\nGET model: gateway at ${(100 * getRatio).toFixed(1)}% of bare Fastify (target ≥ 70%): ${getRatio >= 0.7 ? 'MET' : 'NOT MET'}`);
+    return { getRatio, rows };
+  } finally {
+    await gateway.stop();
+    await bare.stop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await runControlPlaneBenchmark();
+}

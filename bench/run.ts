@@ -1,0 +1,17 @@
+/**
+ * `npm run bench [name]`: runs one benchmark, or all. Each prints a table and compares against a
+ * baseline measured in the same run.
+ */
+const benchmarks: Record<string, () => Promise<unknown>> = {
+  'control-plane': async () => (await import('./control-plane/index.js')).runControlPlaneBenchmark(),
+};
+const requested = process.argv[2];
+const names = requested ? [requested] : Object.keys(benchmarks);
+for (const name of names) {
+  const run = benchmarks[name];
+  if (!run) {
+    console.error(`unknown benchmark "${name}"; choose one of: ${Object.keys(benchmarks).join(', ')}`);
+    process.exit(2);
+  }
+  await run();
+}
