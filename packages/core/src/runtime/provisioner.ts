@@ -73,7 +73,8 @@ export interface ReplicaHandle {
 
 /**
  * Starts, stops and lists replicas on some infrastructure (in-process simulation, static servers, Kubernetes).
- * Every method takes the request context first and honours its `signal`.
+ * Every method takes the request context first. Calls return promptly: long work (scheduling, downloads,
+ * readiness) happens in the background and shows in the handle's phases.
  */
 export interface Provisioner {
   /** `simulated`, `static`, `kubernetes` or a third party's name. */

@@ -76,7 +76,8 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): OpenAPIV3_1.
       security: [{ bearerAuth: [] }],
     };
     const method = route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
-    item[method] = operation;
+    // openapi-types declares 3.1 path items through 3.0 operation types; the object is a 3.1 operation.
+    (item as Record<string, OpenAPIV3_1.OperationObject>)[method] = operation;
     paths[route.path] = item;
   }
   return {
