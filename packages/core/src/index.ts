@@ -13,3 +13,4 @@ export * from './listing/index.js';
 export * from './auth/permissions.js';
 export * from './resources/index.js';
 export * from './services/index.js';
+export * from './serving/index.js';
