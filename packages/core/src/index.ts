@@ -13,4 +13,6 @@ export * from './listing/index.js';
 export * from './auth/permissions.js';
 export * from './resources/index.js';
 export * from './services/index.js';
+export * from './engine/index.js';
+export * from './runtime/index.js';
 export * from './serving/index.js';

@@ -27,6 +27,11 @@ interface KeyIndexEntry {
   name: string;
   userName: string;
   expireTime?: string;
+  /**
+   * createTime of the owning user when the key was issued. A user deleted and re-created under the same
+   * id is another user: the old user's keys must not act for it.
+   */
+  userCreateTime?: string;
 }
 
 interface CachedPrincipal {
@@ -71,14 +76,16 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
     );
   }
 
-  private async requireUser(ctx: RequestContext, userName: string, verb: 'create' | 'list' | 'delete'): Promise<void> {
+  private async requireUser(ctx: RequestContext, userName: string, verb: 'create' | 'list' | 'delete'): Promise<JsonObject> {
     const { accountId } = parseResourceName(userName, 'users', 'user');
     authorize(ctx, `apiKeys.${verb}`, { accountId, ownerUserName: userName });
-    if (!(await this.storage.resources.get(ctx, userName))) throw notFound(userName);
+    const user = await this.storage.resources.get(ctx, userName);
+    if (!user) throw notFound(userName);
+    return user.data;
   }
 
   async create(ctx: RequestContext, userName: string, body: unknown, options: { secret?: string } = {}): Promise<CreatedApiKey> {
-    await this.requireUser(ctx, userName, 'create');
+    const user = await this.requireUser(ctx, userName, 'create');
     validateCreateBody(body ?? {});
     const input = ((body as { apiKey?: JsonObject } | undefined)?.apiKey ?? {}) as { displayName?: string; expireTime?: string };
     const now = this.clock.now();
@@ -99,7 +106,12 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
       ...(input.expireTime !== undefined ? { expireTime: new Date(input.expireTime).toISOString() } : {}),
     };
     const hash = hashApiKey(key);
-    const entry: KeyIndexEntry = { name, userName, ...(info.expireTime ? { expireTime: info.expireTime } : {}) };
+    const entry: KeyIndexEntry = {
+      name,
+      userName,
+      ...(info.expireTime ? { expireTime: info.expireTime } : {}),
+      ...(typeof user.createTime === 'string' ? { userCreateTime: user.createTime } : {}),
+    };
     const indexed = await this.storage.kv.set(ctx, `berth:apikey:${hash}`, { ...entry }, { ifAbsent: true });
     if (!indexed) throw invalidArgument('that API key is already in use');
     await this.storage.resources.create(ctx, name, { name, ...info, keyHash: hash });
@@ -171,26 +183,38 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
     const cached = this.cache.get(credential);
     if (cached && cached.until > nowMs) return cached.principal;
     const hash = hashApiKey(credential);
-    const principal = await this.resolvePrincipal(ctx, hash, nowMs);
+    const { principal, expiresAtMs } = await this.resolvePrincipal(ctx, hash, nowMs);
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(credential, { principal, until: nowMs + this.cacheTtlMs, hash });
+    // A cached principal never outlives its key's expireTime.
+    this.cache.set(credential, { principal, until: Math.min(nowMs + this.cacheTtlMs, expiresAtMs), hash });
     return principal;
   }
 
-  private async resolvePrincipal(ctx: RequestContext, hash: string, nowMs: number): Promise<Principal | undefined> {
+  private async resolvePrincipal(
+    ctx: RequestContext,
+    hash: string,
+    nowMs: number,
+  ): Promise<{ principal: Principal | undefined; expiresAtMs: number }> {
+    const none = { principal: undefined, expiresAtMs: Number.POSITIVE_INFINITY };
     const entry = (await this.storage.kv.get(ctx, `berth:apikey:${hash}`)) as KeyIndexEntry | undefined | null;
-    if (!entry || typeof entry !== 'object' || typeof entry.userName !== 'string') return undefined;
-    if (entry.expireTime !== undefined && Date.parse(entry.expireTime) <= nowMs) return undefined;
+    if (!entry || typeof entry !== 'object' || typeof entry.userName !== 'string') return none;
+    const expiresAtMs = entry.expireTime !== undefined ? Date.parse(entry.expireTime) : Number.POSITIVE_INFINITY;
+    if (expiresAtMs <= nowMs) return none;
     const user = await this.storage.resources.get(ctx, entry.userName);
-    if (!user) return undefined;
+    if (!user) return none;
+    // The owner was deleted and another user created under the same id after the key was issued.
+    if (entry.userCreateTime !== undefined && user.data.createTime !== entry.userCreateTime) return none;
     const role = user.data.role as Role;
     const accountId = entry.userName.split('/')[1]!;
     return {
-      userName: entry.userName,
-      accountId,
-      role,
-      ...(typeof user.data.email === 'string' ? { email: user.data.email } : {}),
-      keyId: entry.name.split('/').pop()!,
+      principal: {
+        userName: entry.userName,
+        accountId,
+        role,
+        ...(typeof user.data.email === 'string' ? { email: user.data.email } : {}),
+        keyId: entry.name.split('/').pop()!,
+      },
+      expiresAtMs,
     };
   }
 }

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { principalContext } from '../testing/test-gateway.js';
 import type { RequestContext, Role } from '../kernel/request-context.js';
 import { GatewayError } from '../errors/index.js';
 import { authorize, roleAllows, type Permission, type Verb } from './permissions.js';
@@ -8,6 +7,10 @@ const account = 'acme';
 const resourceCollections = ['models', 'datasets', 'deployments', 'deploymentShapes', 'batchInferenceJobs', 'reinforcementFineTuningJobs', 'deployedModels'];
 const verbs: Verb[] = ['get', 'list', 'create', 'update', 'delete', 'action'];
 const readVerbs: Verb[] = ['get', 'list'];
+/** A caller `userId` with `role` in `accountId`. */
+function principalContext(accountId: string, role: Role, userId: string = role): RequestContext {
+  return { requestId: `test-${userId}`, principal: { userName: `accounts/${accountId}/users/${userId}`, accountId, role } };
+}
 const ownKeys = (ctx: RequestContext) => ({ accountId: account, ownerUserName: ctx.principal!.userName });
 const otherKeys = { accountId: account, ownerUserName: `accounts/${account}/users/someone-else` };
 

@@ -261,8 +261,9 @@ describe('RequestContext', () => {
   });
 
   it('principalContext names the user in its account with the role', () => {
-    const ctx = principalContext('acme', 'contributor', 'alice');
-    expect(ctx.principal).toEqual({ userName: 'accounts/acme/users/alice', accountId: 'acme', role: 'contributor', email: 'alice@example.com' });
+    const ctx = principalContext('acme', 'contributor');
+    expect(ctx.principal).toEqual({ userName: 'accounts/acme/users/contributor', accountId: 'acme', role: 'contributor', email: 'contributor@example.com' });
+    expect(ctx.requestId).not.toBe(principalContext('acme', 'contributor').requestId);
   });
 
   it('knows the four roles', () => {

@@ -4,3 +4,4 @@
  */
 export * from './storage-contract.js';
 export * from './test-gateway.js';
+export * from './runtime-contract.js';
