@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeyManagerToken, coreServicesToken, systemContext } from '@berth/core';
+import { apiKeyManagerToken, coreServicesToken, storageToken, systemContext } from '@berth/core';
 import { account, baseModelBody, startHarness, userWithKey, type Harness } from './harness.js';
 
 let h: Harness;
@@ -219,7 +219,10 @@ describe('errors and limits over HTTP', () => {
     const r = await h.call('GET', `${v1}/models/llama-8b`, { headers: { 'x-request-id': 'req-123' } });
     expect(r.headers.get('x-request-id')).toBe('req-123');
     const g = await h.call('GET', `${v1}/models/llama-8b`);
-    expect(g.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(g.headers.get('x-request-id')).toMatch(/^[0-9a-f]{12}-[0-9a-z]+$/);
+    const g2 = await h.call('GET', `${v1}/models/llama-8b`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(g2.headers.get('x-request-id')).not.toBe(g.headers.get('x-request-id'));
+    expect(g2.headers.get('x-request-id')).not.toContain(' ');
   });
 });
 
@@ -281,5 +284,15 @@ describe('authentication and roles over HTTP', () => {
     expect((await h.call('GET', `${v1}/models/llama-8b`, { key: created.body.key })).status).toBe(200);
     expect((await h.call('DELETE', `${v1}/users/bob/apiKeys/${created.body.keyId}`)).status).toBe(200);
     expect((await h.call('GET', `${v1}/models/llama-8b`, { key: created.body.key })).status).toBe(401);
+  });
+
+  it('deleting a user revokes its keys and removes their records', async () => {
+    const key = await userWithKey(h, 'temp', 'user');
+    expect((await h.call('GET', `${v1}/models/llama-8b`, { key })).status).toBe(200);
+    expect((await h.call('DELETE', `${v1}/users/temp`)).status).toBe(200);
+    expect((await h.call('GET', `${v1}/models/llama-8b`, { key })).status).toBe(401);
+    const storage = h.gateway.resolve(storageToken);
+    const left = await storage.resources.list(systemContext('t'), { parent: `accounts/${account}/users/temp`, collection: 'apiKeys', orderBy: [], pageSize: 10 });
+    expect(left.totalSize).toBe(0);
   });
 });

@@ -16,3 +16,4 @@ export * from './services/index.js';
 export * from './engine/index.js';
 export * from './runtime/index.js';
 export * from './serving/index.js';
+export * from './workers/index.js';

@@ -70,6 +70,26 @@ interface KvRecord {
 /** Everything the store holds. Plain maps: one process, no persistence. */
 class MemoryState {
   readonly resources = new Map<string, ResourceRecord>();
+  /** `parent\u0000collection` → names: a list reads only its own collection. */
+  private readonly collections = new Map<string, Set<string>>();
+
+  index(record: ResourceRecord): void {
+    const key = `${record.parent}\u0000${record.collection}`;
+    let names = this.collections.get(key);
+    if (names === undefined) {
+      names = new Set();
+      this.collections.set(key, names);
+    }
+    names.add(record.name);
+  }
+
+  unindex(record: ResourceRecord): void {
+    this.collections.get(`${record.parent}\u0000${record.collection}`)?.delete(record.name);
+  }
+
+  namesIn(parent: string, collection: string): Iterable<string> {
+    return this.collections.get(`${parent}\u0000${collection}`) ?? [];
+  }
   readonly blobs = new Map<string, BlobObject>();
   readonly jobs = new Map<string, JobRecord>();
   /** `queue\u0000dedupeKey` → job id. */
@@ -98,14 +118,27 @@ interface WriteScope {
 }
 
 const clone = <T extends JsonValue>(value: T): T => structuredClone(value);
+
+/** Deep-freezes a stored body, so reads can hand it out without copying and no caller can change it in place. */
+function deepFreeze<T extends JsonValue>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child as JsonValue);
+    Object.freeze(value);
+  }
+  return value;
+}
+const freezeCopy = <T extends JsonValue>(value: T): T => deepFreeze(clone(value));
+
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** Stored bodies are frozen at write time: reads share them instead of copying (writes copy the caller's). */
 function toStored(record: ResourceRecord): StoredResource {
-  return { name: record.name, data: clone(record.data), etag: String(record.version) };
+  return { name: record.name, data: record.data, etag: String(record.version) };
 }
 
 /** The body that filters and sort keys see: `name` is always the stored name (the unique tiebreaker). */
 function listingView(record: ResourceRecord): JsonObject {
+  if (record.data.name === record.name) return record.data;
   const view: JsonObject = { ...record.data };
   Object.defineProperty(view, 'name', { value: record.name, writable: true, enumerable: true, configurable: true });
   return view;
@@ -121,9 +154,13 @@ class MemoryResourceStore implements ResourceStore {
     return this.scope.write((undo) => {
       const { resources } = this.state;
       if (resources.has(name)) throw alreadyExists(name);
-      const record: ResourceRecord = { name, ...splitResourceName(name), data: clone(data), version: ++this.state.version };
+      const record: ResourceRecord = { name, ...splitResourceName(name), data: freezeCopy(data), version: ++this.state.version };
       resources.set(name, record);
-      undo?.push(() => resources.delete(name));
+      this.state.index(record);
+      undo?.push(() => {
+        resources.delete(name);
+        this.state.unindex(record);
+      });
       return toStored(record);
     });
   }
@@ -139,7 +176,7 @@ class MemoryResourceStore implements ResourceStore {
       const previous = resources.get(name);
       if (previous === undefined) throw notFound(name);
       if (String(previous.version) !== expectedEtag) throw aborted(`${name} was changed concurrently (etag mismatch)`, { reason: 'ETAG_MISMATCH' });
-      const record: ResourceRecord = { ...previous, data: clone(data), version: ++this.state.version };
+      const record: ResourceRecord = { ...previous, data: freezeCopy(data), version: ++this.state.version };
       resources.set(name, record);
       undo?.push(() => resources.set(name, previous));
       return toStored(record);
@@ -155,14 +192,19 @@ class MemoryResourceStore implements ResourceStore {
         throw aborted(`${name} was changed concurrently (etag mismatch)`, { reason: 'ETAG_MISMATCH' });
       }
       resources.delete(name);
-      undo?.push(() => resources.set(name, previous));
+      this.state.unindex(previous);
+      undo?.push(() => {
+        resources.set(name, previous);
+        this.state.index(previous);
+      });
     });
   }
 
   async list(_ctx: RequestContext, query: ListQuery): Promise<ListResult> {
     const matching: { record: ResourceRecord; key: JsonValue[] }[] = [];
-    for (const record of this.state.resources.values()) {
-      if (record.parent !== query.parent || record.collection !== query.collection) continue;
+    for (const name of this.state.namesIn(query.parent, query.collection)) {
+      const record = this.state.resources.get(name);
+      if (record === undefined) continue;
       const view = listingView(record);
       if (query.filter !== undefined && !evaluateFilter(query.filter, view)) continue;
       matching.push({ record, key: sortKeyOf(view, query.orderBy) });

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
   authenticatorToken, configToken, coreServicesToken, apiKeyManagerToken, invalidArgument, assertJsonDepth, storageToken,
-  unauthenticated, notFound, systemContext, type Gateway, type GatewayLogger, type RequestContext, type Principal,
+  unauthenticated, notFound, systemContext, servingDirectoryToken, type Gateway, type GatewayLogger, type RequestContext, type Principal,
 } from '@berth/core';
 import { renderError, surfaceOf, toRequestError } from './errors.js';
 import { parseQuery } from './query.js';
@@ -11,6 +11,7 @@ import { controlPlaneRoutes } from './routes/control-plane-routes.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { renderDocsPage } from './openapi/docs-page.js';
+import { inferenceRouteSpecs, registerInferenceRoutes, type InferenceRouteOptions } from './inference/inference-routes.js';
 
 export interface HttpServerOptions {
   readonly gateway: Gateway;
@@ -19,9 +20,21 @@ export interface HttpServerOptions {
   /** Largest accepted request body in bytes. Default 10 MiB. */
   readonly bodyLimit?: number;
   readonly logger?: GatewayLogger;
+  /** Timeouts and pool of the inference proxy (used when a ServingDirectory is bound). */
+  readonly inference?: InferenceRouteOptions;
 }
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** Request ids: a random per-process prefix and a counter — unique across instances, and cheap. */
+function requestIdGenerator(): () => string {
+  const prefix = randomBytes(6).toString('hex');
+  let counter = 0;
+  return () => {
+    counter += 1;
+    return `${prefix}-${counter.toString(36)}`;
+  };
+}
 
 /** Splits `/v1/.../{id}:action` into the Fastify path of its base route and the action. */
 function fastifyPathOf(path: string): { route: string; action: string | undefined } {
@@ -75,12 +88,13 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const config = gateway.resolve(configToken);
   const authenticator = gateway.resolve(authenticatorToken);
   const routes = gatewayRoutes(gateway, options.extraRoutes);
+  const nextRequestId = requestIdGenerator();
   const app = Fastify({
     logger: false,
     bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
+      return typeof given === 'string' && requestIdPattern.test(given) ? given : nextRequestId();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
   });
@@ -153,7 +167,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     });
   }
 
-  const openApi = buildOpenApiDocument(routes);
+  // Inference routes stream, so they are registered directly (same auth and error handler) and only documented via RouteSpecs.
+  const inferenceDocs = gateway.isBound(servingDirectoryToken) ? inferenceRouteSpecs() : [];
+  if (inferenceDocs.length > 0) registerInferenceRoutes(app, { gateway, authenticate, logger, ...(options.inference ? { options: options.inference } : {}) });
+
+  const openApi = buildOpenApiDocument([...routes, ...inferenceDocs]);
   app.get('/openapi.json', async () => openApi);
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderDocsPage(openApi)));
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -6,3 +6,6 @@ export * from './errors.js';
 export * from './routes/resource-routes.js';
 export * from './openapi/openapi-document.js';
 export * from './openapi/docs-page.js';
+export * from './inference/inference-routes.js';
+export * from './inference/inference-proxy.js';
+export * from './inference/inference-request.js';

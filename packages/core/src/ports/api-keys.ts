@@ -30,4 +30,6 @@ export interface ApiKeyManager {
   create(ctx: RequestContext, userName: string, body: unknown, options?: { secret?: string }): Promise<CreatedApiKey>;
   list(ctx: RequestContext, userName: string, params: { pageSize?: number; pageToken?: string }): Promise<ApiKeyPage>;
   delete(ctx: RequestContext, userName: string, keyId: string): Promise<void>;
+  /** Revokes every key of a user (called when the user is deleted). No authorization check: the caller decided. */
+  revokeAll(ctx: RequestContext, userName: string): Promise<void>;
 }

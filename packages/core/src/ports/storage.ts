@@ -16,7 +16,10 @@ import type { JsonObject, JsonValue } from './json.js';
 export interface StoredResource {
   /** Full resource name, `accounts/{account}/{collection}/{id}`. */
   readonly name: string;
-  /** The resource's JSON body (what the API returns, before masks). */
+  /**
+   * The resource's JSON body (what the API returns, before masks). Read-only: adapters may hand out a
+   * frozen shared object, so copy it (`structuredClone`) before changing it.
+   */
   readonly data: JsonObject;
   /** Opaque version token; changes on every write. */
   readonly etag: string;

@@ -6,3 +6,4 @@ export * from './deployment-shapes/index.js';
 export * from './deployments/index.js';
 export * from './batch-inference-jobs/index.js';
 export * from './reinforcement-fine-tuning-jobs/index.js';
+export * from './deployed-models/index.js';

@@ -25,10 +25,15 @@ setCoreRegistrar((binder, hooks) => {
     const env = r.resolve(resourceEnvironmentToken);
     const secrets = r.resolve(gatewaySecretsToken);
     const advisor = r.resolve(servingAdvisorToken);
+    const users = new UserService(env, secrets);
+    if (r.isBound(apiKeyManagerToken)) {
+      const apiKeys = r.resolve(apiKeyManagerToken);
+      users.onDeleted((ctx, userName) => apiKeys.revokeAll(ctx, userName));
+    }
     return {
       models: new ModelService(env, secrets),
       datasets: new DatasetService(env, secrets),
-      users: new UserService(env, secrets),
+      users,
       deploymentShapes: new DeploymentShapeService(env, secrets, advisor),
       deployments: new DeploymentService(env, secrets, advisor),
       batchInferenceJobs: new BatchInferenceJobService(env, secrets),

@@ -20,7 +20,7 @@ export function staticTokenAuth(principals: Record<string, Principal>): GatewayP
 }
 
 /** A context acting as `role` in `accountId`. */
-export function principalContext(accountId: string, role: Role = 'admin', userId = role): RequestContext {
+export function principalContext(accountId: string, role: Role = 'admin', userId: string = role): RequestContext {
   return {
     requestId: `test-${Math.random().toString(36).slice(2)}`,
     principal: { userName: `accounts/${accountId}/users/${userId}`, accountId, role, email: `${userId}@example.com` },

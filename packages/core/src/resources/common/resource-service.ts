@@ -5,7 +5,7 @@ import { assertValidId, formatResourceName, parseResourceName } from '../../name
 import type { JsonObject } from '../../ports/json.js';
 import type { StoredResource } from '../../ports/storage.js';
 import { authorize } from '../../auth/permissions.js';
-import { compileInputValidator, type InputValidator } from '../../validation/schema-validator.js';
+import { compileInputValidator, type InputValidator, type JsonSchema } from '../../validation/schema-validator.js';
 import { getPath } from '../../validation/paths.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import type { ResourceEnvironment } from './resource-environment.js';
@@ -45,11 +45,34 @@ export interface ListExtras {
 const maxUpdateAttempts = 4;
 
 /**
+ * A copy of `schema` without `required` lists (nested ones too; top-level too when `nested` is false).
+ * A PATCH with an update mask carries only the masked parts of nested objects (AIP-134), so its body is
+ * checked without them; the merged result is checked with them.
+ */
+function withoutRequired(schema: JsonSchema, nested: boolean): JsonSchema {
+  const visit = (node: unknown, depth: number): unknown => {
+    if (Array.isArray(node)) return node.map((item) => visit(item, depth + 1));
+    if (node === null || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (key === 'required' && Array.isArray(value) && (nested || depth === 0)) continue;
+      out[key] = key === 'enum' || key === 'const' ? value : visit(value, depth + 1);
+    }
+    return out;
+  };
+  return visit(schema, 0) as JsonSchema;
+}
+
+/**
  * Create, get, list, update and delete for one resource kind, driven by its `ResourceDefinition`.
  * Resource-specific services compose it and add their own operations.
  */
 export class ResourceService {
   private readonly validateInput: InputValidator;
+  /** Body of a PATCH with an update mask: no `required` anywhere. */
+  private readonly validateMaskedPatch: InputValidator;
+  /** The masked top-level fields of a merged PATCH result: nested `required` apply again. */
+  private readonly validateMerged: InputValidator;
   readonly topLevelFields: readonly string[];
 
   constructor(
@@ -58,6 +81,8 @@ export class ResourceService {
     private readonly secrets: GatewaySecrets,
   ) {
     this.validateInput = compileInputValidator(definition.schema, definition.outputOnly, definition.singular);
+    this.validateMaskedPatch = compileInputValidator(withoutRequired(definition.schema, true), definition.outputOnly, definition.singular);
+    this.validateMerged = compileInputValidator(withoutRequired(definition.schema, false), definition.outputOnly, definition.singular);
     this.topLevelFields = Object.keys((definition.schema as { properties: object }).properties);
   }
 
@@ -172,11 +197,17 @@ export class ResourceService {
       const bodyName = (body as { name: unknown }).name;
       if (bodyName !== name) throw invalidArgument(`body name "${String(bodyName)}" must equal the resource name "${name}"`, { field: 'name' });
     }
-    const patch = this.validate(body ?? {});
     const outputOnly = new Set(this.definition.outputOnly);
-    const paths = parseFieldMask(updateMask, this.topLevelFields)?.filter((p) => !outputOnly.has(p) && p !== 'name');
+    const paths = parseFieldMask(updateMask, this.topLevelFields, 'updateMask')?.filter((p) => !outputOnly.has(p) && p !== 'name');
+    const patch = paths === undefined ? this.validate(body ?? {}) : this.validateMaskedPatch(body ?? {});
     return this.mutate(ctx, name, async (previous) => {
       const next = applyUpdateMask(previous, patch, paths);
+      if (paths !== undefined) {
+        // Nested objects touched by the mask must be complete once merged (e.g. peftDetails.baseModel).
+        const touched: JsonObject = {};
+        for (const top of new Set(paths.map((p) => p.split('.')[0]!))) if (next[top] !== undefined) touched[top] = next[top]!;
+        this.validateMerged(touched);
+      }
       for (const path of this.definition.immutable) {
         const segments = path.split('.');
         if (JSON.stringify(getPath(next, segments)) !== JSON.stringify(getPath(previous, segments))) {

@@ -148,6 +148,12 @@ describe('defaults', () => {
     expect((await rejected(create('w', { placement: { region: 'MARS_1' } }))).field).toBe('placement.region');
   });
 
+  it('expireTime must be in the future', async () => {
+    expect((await rejected(create('d', { expireTime: new Date(clock.now().getTime() - 1000).toISOString() }))).field).toBe('expireTime');
+    const future = new Date(clock.now().getTime() + 86_400_000).toISOString();
+    expect((await create('e', { expireTime: future })).expireTime).toBe(future);
+  });
+
   it('an empty placement defaults to multiRegion GLOBAL', async () => {
     expect((await create('d', { placement: {} })).placement).toEqual({ multiRegion: 'GLOBAL' });
   });
@@ -345,6 +351,21 @@ describe('update', () => {
     await create('d', { maxReplicaCount: 3 });
     expect((await rejected(deployments.update(ctx, nameOf('d'), { minReplicaCount: 5 }, 'minReplicaCount'))).field).toBe('maxReplicaCount');
     expect((await deployments.update(ctx, nameOf('d'), { minReplicaCount: 2 }, 'minReplicaCount')).minReplicaCount).toBe(2);
+  });
+
+  it('placement can be switched by replacing it (mask "placement"); the exactly-one rule still holds', async () => {
+    await create('d');
+    const updated = await deployments.update(ctx, nameOf('d'), { placement: { region: 'US_IOWA_1' } }, 'placement');
+    expect(updated).toMatchObject({ placement: { region: 'US_IOWA_1' }, region: 'US_IOWA_1' });
+    expect((await rejected(deployments.update(ctx, nameOf('d'), { placement: { region: 'US_IOWA_1', multiRegion: 'US' } }, 'placement'))).field).toBe('placement');
+  });
+
+  it('autoscaling windows are checked on update too', async () => {
+    await create('d');
+    const error = await rejected(deployments.update(ctx, nameOf('d'), { autoscalingPolicy: { scaleToZeroWindow: '100s' } }, 'autoscalingPolicy.scaleToZeroWindow'));
+    expect(error.field).toBe('autoscalingPolicy.scaleToZeroWindow');
+    const updated = await deployments.update(ctx, nameOf('d'), { autoscalingPolicy: { scaleDownWindow: '60s' } }, 'autoscalingPolicy.scaleDownWindow');
+    expect(updated.autoscalingPolicy).toEqual({ scaleUpWindow: '30s', scaleDownWindow: '60s', scaleToZeroWindow: '3600s' });
   });
 
   it('a rollout change of a READY deployment moves it to UPDATING', async () => {

@@ -312,12 +312,51 @@ describe('update', () => {
     expect((await rejected(models.update(ctx, name, { name: `accounts/${account}/models/other` }))).field).toBe('name');
   });
 
-  it('rejects an unknown updateMask path', async () => {
-    await rejected(models.update(ctx, name, {}, 'colour'));
+  it('rejects an unknown updateMask path, naming the updateMask parameter', async () => {
+    const error = await rejected(models.update(ctx, name, {}, 'colour'));
+    expect(error.field).toBe('updateMask');
+    expect(error.message).toContain('updateMask');
+  });
+
+  it('rejects wrong types and unknown fields in a masked PATCH body', async () => {
+    expect((await rejected(models.update(ctx, name, { contextLength: '4096' }, 'contextLength'))).field).toBe('contextLength');
+    expect((await rejected(models.update(ctx, name, { colour: 'red' }, 'displayName'))).field).toBe('colour');
   });
 
   it('of a missing model is NOT_FOUND', async () => {
     await rejected(models.update(ctx, `accounts/${account}/models/missing`, { displayName: 'x' }), 'NOT_FOUND');
+  });
+});
+
+describe('update of nested fields with a mask', () => {
+  const name = `accounts/${account}/models/addon`;
+  beforeEach(async () => {
+    await models.create(ctx, account, { peftDetails: peft({ r: 8 }), displayName: 'Addon' }, 'addon');
+  });
+
+  it('a masked nested field may be sent alone (the rest of its object is kept)', async () => {
+    const updated = await models.update(ctx, name, { peftDetails: { r: 16 } }, 'peftDetails.r');
+    expect(updated.peftDetails).toEqual(peft({ r: 16 }));
+    expect(updated.displayName).toBe('Addon');
+  });
+
+  it('the nested rules still apply to the merged value', async () => {
+    expect((await rejected(models.update(ctx, name, { peftDetails: { r: 65 } }, 'peftDetails.r'))).field).toBe('peftDetails.r');
+  });
+
+  it('replacing the whole object with a mask needs its required fields', async () => {
+    expect((await rejected(models.update(ctx, name, { peftDetails: { r: 16 } }, 'peftDetails'))).field).toMatch(/^peftDetails\./);
+    const replaced = await models.update(ctx, name, { peftDetails: peft({ r: 32, targetModules: ['v_proj'] }) }, 'peftDetails');
+    expect(replaced.peftDetails).toEqual(peft({ r: 32, targetModules: ['v_proj'] }));
+  });
+
+  it('the immutable peftDetails.baseModel cannot change through a mask', async () => {
+    const error = await rejected(models.update(ctx, name, { peftDetails: { baseModel: `accounts/${account}/models/other` } }, 'peftDetails.baseModel'));
+    expect(error.field).toBe('peftDetails.baseModel');
+  });
+
+  it('without a mask the body must be complete', async () => {
+    expect((await rejected(models.update(ctx, name, { peftDetails: { r: 16 } }))).field).toMatch(/^peftDetails\./);
   });
 });
 

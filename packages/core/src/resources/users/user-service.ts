@@ -15,6 +15,12 @@ import { TransactionScopedStorage } from './transaction-scoped-storage.js';
 export class UserService {
   readonly resources: ResourceService;
   private readonly storage: TransactionScopedStorage;
+  private readonly deletedListeners: Array<(ctx: RequestContext, userName: string) => Promise<void>> = [];
+
+  /** Runs after a user is deleted, e.g. to revoke the user's API keys. */
+  onDeleted(listener: (ctx: RequestContext, userName: string) => Promise<void>): void {
+    this.deletedListeners.push(listener);
+  }
 
   constructor(env: ResourceEnvironment, secrets: GatewaySecrets) {
     this.storage = new TransactionScopedStorage(env.storage);
@@ -52,5 +58,6 @@ export class UserService {
       if (user.data.role === 'admin') await assertAnotherAdminExists(ctx, this.storage.resources, name, 'delete');
       await this.resources.remove(ctx, name);
     });
+    for (const listener of this.deletedListeners) await listener(ctx, name);
   }
 }

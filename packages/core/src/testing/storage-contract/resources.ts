@@ -30,7 +30,12 @@ export function resourceTests(storage: StorageGetter): void {
       const data: JsonObject = { name, displayName: 'Original', tags: ['a'] };
       const created = await storage().resources.create(ctx, name, data);
       data.displayName = 'Mutated input';
-      (created.data as { tags: string[] }).tags.push('mutated output');
+      // Returned bodies are read-only: an adapter may freeze them (mutation throws) or copy them.
+      try {
+        (created.data as { tags: string[] }).tags.push('mutated output');
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError);
+      }
       const got = await storage().resources.get(ctx, name);
       expect(got?.data).toEqual({ name, displayName: 'Original', tags: ['a'] });
     });

@@ -1,0 +1,178 @@
+import { isGatewayError, Code } from '../../errors/index.js';
+import type { RequestContext } from '../../kernel/request-context.js';
+import { isValidId, parseResourceName } from '../../names/resource-name.js';
+import type { JsonObject } from '../../ports/json.js';
+import type { ResourceEnvironment } from '../common/resource-environment.js';
+import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
+import type { GatewaySecrets } from '../common/secrets.js';
+import { assertTransition } from '../common/state-machine.js';
+import type { DeploymentState } from '../deployments/deployment-schema.js';
+import { deployedModelDefinition, findDeployedModels } from './deployed-model-definition.js';
+import { deployedModelStateFor } from './deployed-model-rules.js';
+import type { DeployedModelState } from './deployed-model-schema.js';
+import { deployedModelStateMachine } from './deployed-model-state-machine.js';
+
+/** Told about every created or removed record (the serving layer re-reads its routing). */
+export type DeployedModelObserver = (ctx: RequestContext, change: { readonly kind: 'created' | 'removed'; readonly record: JsonObject }) => void;
+
+/**
+ * Deployed models: which model (a base model or an add-on) is served by which deployment. Create is
+ * "deploy", delete is "undeploy". The first record of a model is its default target. The serving layer keeps
+ * `state` in step with the deployment ({@link DeployedModelService.syncWithDeployment}); a deployment's own
+ * base model gets a record automatically ({@link DeployedModelService.ensureBaseRecord}).
+ */
+export class DeployedModelService {
+  readonly resources: ResourceService;
+  private readonly observers = new Set<DeployedModelObserver>();
+
+  constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets) {
+    this.resources = new ResourceService(deployedModelDefinition, env, secrets);
+  }
+
+  /** Adds an observer; returns the function that removes it. */
+  addObserver(observer: DeployedModelObserver): () => void {
+    this.observers.add(observer);
+    return () => void this.observers.delete(observer);
+  }
+
+  /**
+   * Deploys a model to a deployment (state DEPLOYING).
+   * @throws INVALID_ARGUMENT for a missing, malformed or foreign model/deployment, or a model the deployment
+   *   cannot serve; FAILED_PRECONDITION when the deployment is deleted or an add-on meets a deployment without
+   *   `enableAddons`; ALREADY_EXISTS when the id is taken or the model is already deployed there.
+   */
+  async create(ctx: RequestContext, accountId: string, body: unknown, options: { deployedModelId?: string; validateOnly?: boolean } = {}): Promise<JsonObject> {
+    const created = await this.resources.create(ctx, accountId, body, {
+      ...(options.deployedModelId !== undefined ? { id: options.deployedModelId } : {}),
+      ...(options.validateOnly ? { validateOnly: true } : {}),
+    });
+    if (!options.validateOnly) this.notify(ctx, 'created', created);
+    return created;
+  }
+
+  get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
+    return this.resources.get(ctx, name, readMask);
+  }
+
+  list(ctx: RequestContext, accountId: string, params: ListParams): Promise<ListPage> {
+    return this.resources.list(ctx, accountId, params);
+  }
+
+  /** Changes displayName, description or public; model and deployment are immutable. */
+  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
+    return this.resources.update(ctx, name, body, updateMask);
+  }
+
+  /**
+   * Undeploys: the record goes (via UNDEPLOYING) and, when it was the model's default, the model's oldest
+   * remaining record becomes the default. NOT_FOUND when absent.
+   */
+  async delete(ctx: RequestContext, name: string): Promise<void> {
+    this.resources.authorizeName(ctx, name, 'delete');
+    const record = (await this.resources.getStored(ctx, name)).data;
+    assertTransition(deployedModelStateMachine, record.state as DeployedModelState, 'UNDEPLOYING');
+    await this.removeRecord(ctx, record);
+  }
+
+  /** Records of a model and/or deployment in an account, oldest first. No authorization (system use). */
+  recordsOf(ctx: RequestContext, accountId: string, match: { model?: string; deployment?: string }): Promise<JsonObject[]> {
+    return findDeployedModels(ctx, this.env, accountId, match);
+  }
+
+  /**
+   * Gives a deployment's own base model a record (default when it is the model's first), unless one exists.
+   * The id is the deployment's id when free. No authorization (system use).
+   */
+  async ensureBaseRecord(ctx: RequestContext, deployment: JsonObject): Promise<JsonObject | undefined> {
+    const name = String(deployment.name);
+    const baseModel = deployment.baseModel;
+    if (typeof baseModel !== 'string' || baseModel === '') return undefined;
+    const { accountId, id } = parseResourceName(name, 'deployments');
+    const existing = await this.recordsOf(ctx, accountId, { model: baseModel, deployment: name });
+    if (existing[0]) return existing[0];
+    const now = this.env.nowIso();
+    const taken = await this.env.storage.resources.get(ctx, this.resources.nameOf(accountId, id));
+    const recordId = taken || !isValidId(id) ? this.env.ids.resourceId() : id;
+    const others = await this.recordsOf(ctx, accountId, { model: baseModel });
+    const record: JsonObject = {
+      name: this.resources.nameOf(accountId, recordId),
+      createTime: now,
+      updateTime: now,
+      model: baseModel,
+      deployment: name,
+      default: !others.some((r) => r.state !== 'UNDEPLOYING'),
+      public: false,
+      state: deployedModelStateMachine.initial,
+    };
+    try {
+      const created = await this.resources.insert(ctx, record);
+      this.notify(ctx, 'created', created);
+      return created;
+    } catch (error) {
+      if (isGatewayError(error) && error.code === Code.ALREADY_EXISTS) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Moves the records of a deployment to the state its deployment implies (DEPLOYED when READY, UNDEPLOYING
+   * while DELETING, …) and removes them once the deployment is DELETED or gone. No authorization (system use).
+   */
+  async syncWithDeployment(ctx: RequestContext, deploymentName: string): Promise<void> {
+    const { accountId } = parseResourceName(deploymentName, 'deployments');
+    const deployment = (await this.env.storage.resources.get(ctx, deploymentName))?.data;
+    const deploymentState = deployment?.state as DeploymentState | undefined;
+    const failed = deploymentState === 'FAILED' ? (deployment?.status as JsonObject | undefined) : undefined;
+    for (const record of await this.recordsOf(ctx, accountId, { deployment: deploymentName })) {
+      const current = (record.state as DeployedModelState | undefined) ?? 'STATE_UNSPECIFIED';
+      const target = deployedModelStateFor(deploymentState, current);
+      if (target === 'remove') {
+        await this.removeRecord(ctx, record);
+        continue;
+      }
+      const statusChanged = JSON.stringify(record.status) !== JSON.stringify(failed);
+      if (target === current && !statusChanged) continue;
+      try {
+        await this.resources.mutate(ctx, String(record.name), (previous) => {
+          const from = (previous.state as DeployedModelState | undefined) ?? 'STATE_UNSPECIFIED';
+          const to = deployedModelStateFor(deploymentState, from);
+          const next: JsonObject = { ...previous };
+          if (to !== 'remove' && to !== from) {
+            assertTransition(deployedModelStateMachine, from, to);
+            next.state = to;
+          }
+          if (failed) next.status = failed;
+          else delete next.status;
+          return next;
+        });
+      } catch (error) {
+        if (!(isGatewayError(error) && error.code === Code.NOT_FOUND)) throw error;
+      }
+    }
+  }
+
+  private async removeRecord(ctx: RequestContext, record: JsonObject): Promise<void> {
+    const name = String(record.name);
+    await this.resources.remove(ctx, name);
+    this.notify(ctx, 'removed', record);
+    if (record.default !== true || typeof record.model !== 'string') return;
+    const accountId = name.split('/')[1]!;
+    const next = (await this.recordsOf(ctx, accountId, { model: record.model })).find((r) => r.state !== 'UNDEPLOYING');
+    if (!next) return;
+    try {
+      await this.resources.mutate(ctx, String(next.name), (previous) => ({ ...previous, default: true }));
+    } catch (error) {
+      if (!(isGatewayError(error) && error.code === Code.NOT_FOUND)) throw error;
+    }
+  }
+
+  private notify(ctx: RequestContext, kind: 'created' | 'removed', record: JsonObject): void {
+    for (const observer of this.observers) {
+      try {
+        observer(ctx, { kind, record });
+      } catch {
+        // Observers must not break the API call they observe.
+      }
+    }
+  }
+}

@@ -1,0 +1,6 @@
+export * from './deployed-model-schema.js';
+export * from './deployed-model-fields.js';
+export * from './deployed-model-state-machine.js';
+export * from './deployed-model-rules.js';
+export * from './deployed-model-definition.js';
+export * from './deployed-model-service.js';

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStorage, memoryStorage } from '../../../plugin-storage-memory/src/index.js';
+import { createGateway } from '../kernel/gateway.js';
+import { definePlugin } from '../kernel/plugin.js';
+import { systemContext } from '../kernel/request-context.js';
+import { storageToken } from '../kernel/tokens.js';
+import { staticTokenAuth } from '../testing/test-gateway.js';
+import { retryDelayMs } from './backoff.js';
+import { defineQueueHandler, queueHandlersToken } from './queue-handler.js';
+import { QueueWorkerPool } from './queue-worker-pool.js';
+import { queueWorkers } from './queue-workers-plugin.js';
+import { describeQueueWorkerScenarios, waitFor } from './queue-worker-scenarios.js';
+
+describeQueueWorkerScenarios('memory storage', async () => ({ storage: new MemoryStorage(), close: async () => undefined }));
+
+describe('retryDelayMs', () => {
+  it('grows exponentially up to the cap, with a bounded random part', () => {
+    expect([1, 2, 3, 4].map((a) => retryDelayMs(a, { initialMs: 100, jitter: 0 }))).toEqual([100, 200, 400, 800]);
+    expect(retryDelayMs(30, { initialMs: 100, maxMs: 5000, jitter: 0 })).toBe(5000);
+    expect(retryDelayMs(1, { initialMs: 1000, jitter: 0.2 }, () => 0)).toBe(800);
+    expect(retryDelayMs(1, { initialMs: 1000, jitter: 0.2 }, () => 1)).toBe(1000);
+  });
+});
+
+describe('defineQueueHandler and the pool', () => {
+  const handle = async () => undefined;
+  it('rejects bad queue names, tiny leases and two handlers for one queue', () => {
+    expect(() => defineQueueHandler({ queue: 'Bad Name', handle })).toThrow(/lowercase/);
+    expect(() => defineQueueHandler({ queue: 'ok', leaseMs: 5, handle })).toThrow(/leaseMs/);
+    const one = defineQueueHandler({ queue: 'same', handle });
+    expect(() => new QueueWorkerPool({ storage: new MemoryStorage(), handlers: [one, one] })).toThrow(/two queue handlers/);
+    expect(() => new QueueWorkerPool({ storage: new MemoryStorage(), handlers: [one], concurrency: 0 })).toThrow(/concurrency/);
+  });
+});
+
+describe('queueWorkers plugin', () => {
+  it('runs contributed handlers with the gateway and stops with it', async () => {
+    const seen: string[] = [];
+    const handlers = definePlugin({
+      id: 'test-handlers',
+      register(binder) {
+        binder.contribute(
+          queueHandlersToken,
+          defineQueueHandler({
+            queue: 'greetings',
+            async handle(ctx, job) {
+              expect(ctx.resolver.resolve(storageToken)).toBe(ctx.storage);
+              seen.push(String(job.payload));
+              return 'done';
+            },
+          }),
+        );
+      },
+    });
+    const gateway = createGateway({ plugins: [memoryStorage(), staticTokenAuth({}), handlers, queueWorkers({ pollIntervalMs: 10, workerId: 'w1' })] });
+    await gateway.start();
+    const storage = gateway.resolve(storageToken);
+    const ctx = systemContext('test');
+    const job = await storage.queue.enqueue(ctx, { queue: 'greetings', payload: 'hello' });
+    await waitFor(async () => (await storage.queue.get(ctx, job.id))?.state === 'completed', 5000, 'completion');
+    expect(seen).toEqual(['hello']);
+    expect(await storage.queue.get(ctx, job.id)).toMatchObject({ result: 'done' });
+    await gateway.stop();
+    expect(gateway.state).toBe('stopped');
+  });
+});

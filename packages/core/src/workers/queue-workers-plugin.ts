@@ -1,0 +1,35 @@
+import { definePlugin, type GatewayPlugin } from '../kernel/plugin.js';
+import { clockToken, storageToken } from '../kernel/tokens.js';
+import { queueHandlersToken } from './queue-handler.js';
+import { QueueWorkerPool, type QueueWorkerPoolSettings } from './queue-worker-pool.js';
+
+export type QueueWorkersOptions = QueueWorkerPoolSettings;
+
+/**
+ * Runs every handler contributed to `queueHandlersToken` in a {@link QueueWorkerPool}, started with the
+ * gateway and stopped with it. Register it after the storage plugin: plugins start in order and stop
+ * in reverse, so the workers then stop (and finish their jobs) before storage closes.
+ */
+export function queueWorkers(options: QueueWorkersOptions = {}): GatewayPlugin {
+  let pool: QueueWorkerPool | undefined;
+  return definePlugin({
+    id: 'queue-workers',
+    register() {},
+    start({ resolver, logger }) {
+      pool = new QueueWorkerPool({
+        ...options,
+        storage: resolver.resolve(storageToken),
+        handlers: resolver.resolveAll(queueHandlersToken),
+        resolver,
+        logger,
+        clock: resolver.resolve(clockToken),
+      });
+      pool.start();
+    },
+    async stop() {
+      const running = pool;
+      pool = undefined;
+      await running?.stop();
+    },
+  });
+}

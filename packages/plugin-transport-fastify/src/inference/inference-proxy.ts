@@ -1,0 +1,254 @@
+import { once } from 'node:events';
+import { Agent, type Dispatcher } from 'undici';
+import {
+  authorize, Code, GatewayError, unavailable,
+  silentLogger, type GatewayLogger, type ModelTarget, type Principal, type ReplicaLease, type RequestContext, type ServingDirectory,
+} from '@berth/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { InferenceRequest } from './inference-request.js';
+import { ModelRewriter, SseModelRewriter } from './model-rewrite.js';
+import { isConnectFailure, streamErrorEvent, upstreamErrorAnswer, upstreamFailure } from './upstream-errors.js';
+
+/** Timeouts and limits of the inference proxy. Every wait is bounded, so a request never hangs. */
+export interface InferenceProxyOptions {
+  /** TCP connect to a replica. Default 5 s. */
+  readonly connectTimeoutMs?: number;
+  /** From sending the request to the replica's response headers (a non-streaming answer's whole generation). Default 300 s. */
+  readonly headersTimeoutMs?: number;
+  /** Longest silence between two body chunks of the replica's answer. Default 60 s. */
+  readonly bodyIdleTimeoutMs?: number;
+  /** Longest wait for a ready replica (on top of the serving directory's own bound). Default 120 s. */
+  readonly acquireTimeoutMs?: number;
+  /** Largest non-streaming answer accepted from a replica. Default 64 MiB. */
+  readonly maxResponseBytes?: number;
+  /** Keep-alive connections per replica. Default 128. */
+  readonly connectionsPerReplica?: number;
+  /**
+   * The undici dispatcher to use (shared pool with keep-alive). Default: one Agent per server, closed
+   * with it. A host passing its own closes it itself.
+   */
+  readonly dispatcher?: Dispatcher;
+}
+
+export type Authenticate = (request: FastifyRequest, ctx: { requestId: string }) => Promise<Principal>;
+
+interface ResolvedOptions {
+  readonly headersMs: number;
+  readonly bodyIdleMs: number;
+  readonly acquireMs: number;
+  readonly maxResponseBytes: number;
+}
+
+const clientGone = new GatewayError(Code.CANCELLED, 'the client closed the connection', { reason: 'CLIENT_CLOSED' });
+
+/** `http://host:port/prefix` → undici origin and path prefix; cached because replicas are few and long-lived. */
+class EndpointCache {
+  private readonly cache = new Map<string, { origin: string; prefix: string }>();
+
+  get(endpoint: string): { origin: string; prefix: string } {
+    let hit = this.cache.get(endpoint);
+    if (!hit) {
+      const url = new URL(endpoint);
+      hit = { origin: url.origin, prefix: url.pathname.replace(/\/+$/, '') };
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(endpoint, hit);
+    }
+    return hit;
+  }
+}
+
+/**
+ * Forwards OpenAI-compatible inference calls to a replica leased from the {@link ServingDirectory}:
+ * resolve → acquire (sticky on `user`) → undici request with the served model id → answer rewritten back
+ * to the client's model name. Streams are piped event by event without buffering, with backpressure; a
+ * client disconnect aborts the upstream request; the lease is released exactly once on every path.
+ */
+export class InferenceProxy {
+  readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly options: ResolvedOptions;
+  private readonly endpoints = new EndpointCache();
+
+  constructor(
+    private readonly directory: ServingDirectory,
+    options: InferenceProxyOptions = {},
+    private readonly logger: GatewayLogger = silentLogger,
+  ) {
+    this.options = {
+      headersMs: options.headersTimeoutMs ?? 300_000,
+      bodyIdleMs: options.bodyIdleTimeoutMs ?? 60_000,
+      acquireMs: options.acquireTimeoutMs ?? 120_000,
+      maxResponseBytes: options.maxResponseBytes ?? 64 * 1024 * 1024,
+    };
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher =
+      options.dispatcher ??
+      new Agent({
+        connections: options.connectionsPerReplica ?? 128,
+        keepAliveTimeout: 4_000,
+        keepAliveMaxTimeout: 60_000,
+        connect: { timeout: options.connectTimeoutMs ?? 5_000 },
+      });
+  }
+
+  /** Closes the dispatcher if this proxy created it. */
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  /** Serves one validated request. Errors thrown before the answer starts are rendered by the server's error handler. */
+  async handle(principal: Principal, inference: InferenceRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const abort = new AbortController();
+    const res = reply.raw;
+    const onClose = () => {
+      if (!res.writableFinished) abort.abort(clientGone);
+    };
+    res.once('close', onClose);
+    const ctx: RequestContext = { requestId: request.id, principal, signal: abort.signal };
+    authorize(ctx, 'inference.use', { accountId: principal.accountId });
+    const target = await this.directory.resolve(ctx, inference.model);
+    if (target.accountId !== principal.accountId) authorize(ctx, 'inference.use', { accountId: target.accountId });
+
+    // One retry on another lease when the replica refused the connection: the request never reached it.
+    for (let attempt = 0; ; attempt += 1) {
+      const lease = await this.acquire(ctx, target, inference.user);
+      let released = false;
+      const release = () => {
+        if (!released) {
+          released = true;
+          lease.release();
+        }
+      };
+      try {
+        if (abort.signal.aborted) throw clientGone;
+        const rewriter = new ModelRewriter(lease.servedModelId, inference.model);
+        let upstream: Dispatcher.ResponseData;
+        try {
+          upstream = await this.send(lease, inference, request.id, abort.signal);
+        } catch (error) {
+          if (abort.signal.aborted) throw clientGone;
+          if (attempt === 0 && isConnectFailure(error)) {
+            release();
+            continue;
+          }
+          throw upstreamFailure(error, this.options);
+        }
+        await this.answer(upstream, rewriter, request, reply, abort.signal);
+        return;
+      } finally {
+        release();
+      }
+    }
+  }
+
+  private async acquire(ctx: RequestContext, target: ModelTarget, user: string | undefined): Promise<ReplicaLease> {
+    const pending = this.directory.acquire(ctx, target, user !== undefined ? { affinityKey: user } : {});
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(unavailable(`no replica of ${target.deployment} became ready within ${this.options.acquireMs} ms`, { reason: 'NO_READY_REPLICA' })), this.options.acquireMs);
+    });
+    try {
+      return await Promise.race([pending, timeout]);
+    } catch (error) {
+      // A lease granted after we gave up must still go back.
+      pending.then((lease) => lease.release(), () => undefined);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private send(lease: ReplicaLease, inference: InferenceRequest, requestId: string, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+    const { origin, prefix } = this.endpoints.get(lease.endpoint);
+    const body = JSON.stringify(inference.model === lease.servedModelId ? inference.body : { ...inference.body, model: lease.servedModelId });
+    return this.dispatcher.request({
+      origin,
+      path: `${prefix}${inference.operation === 'chat' ? '/v1/chat/completions' : '/v1/completions'}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: inference.stream ? 'text/event-stream' : 'application/json', 'x-request-id': requestId },
+      body,
+      signal,
+      headersTimeout: this.options.headersMs,
+      bodyTimeout: this.options.bodyIdleMs,
+    });
+  }
+
+  private async answer(upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, request: FastifyRequest, reply: FastifyReply, signal: AbortSignal): Promise<void> {
+    const contentType = upstream.headers['content-type'];
+    const type = typeof contentType === 'string' ? contentType : 'application/json';
+    if (upstream.statusCode >= 200 && upstream.statusCode < 300 && type.startsWith('text/event-stream')) {
+      await this.stream(upstream, rewriter, request, reply, signal);
+      return;
+    }
+    const body = await this.readAll(upstream, signal);
+    if (upstream.statusCode >= 200 && upstream.statusCode < 300) {
+      await reply.code(upstream.statusCode).header('content-type', type).header('x-request-id', request.id).send(rewriter.rewriteDocument(body));
+      return;
+    }
+    const rendered = upstreamErrorAnswer(upstream.statusCode, body.toString('utf8'), (text) => rewriter.rewriteText(text));
+    if (upstream.statusCode >= 500) {
+      this.logger.warn({ requestId: request.id, upstreamStatus: upstream.statusCode }, 'model replica answered with a server error');
+    }
+    await reply.code(rendered.status).header('x-request-id', request.id).send(rendered.body);
+  }
+
+  private async readAll(upstream: Dispatcher.ResponseData, signal: AbortSignal): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of upstream.body) {
+        const buffer = chunk as Buffer;
+        size += buffer.length;
+        if (size > this.options.maxResponseBytes) {
+          upstream.body.destroy();
+          throw new GatewayError(Code.INTERNAL, `the model replica's answer exceeds ${this.options.maxResponseBytes} bytes`, { reason: 'UPSTREAM_TOO_LARGE' });
+        }
+        chunks.push(buffer);
+      }
+    } catch (error) {
+      if (signal.aborted) throw clientGone;
+      if (error instanceof GatewayError) throw error;
+      throw upstreamFailure(error, this.options);
+    }
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  }
+
+  /**
+   * Pipes an SSE answer. Headers go out at once; each upstream chunk is written as it arrives (after the
+   * per-event model rewrite), waiting for `drain` when the client reads slower than the replica writes.
+   * A failure after the first byte cannot change the status any more: it becomes a final SSE `error` event.
+   */
+  private async stream(upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, request: FastifyRequest, reply: FastifyReply, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) {
+      upstream.body.destroy();
+      throw clientGone;
+    }
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(upstream.statusCode, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+      'x-request-id': request.id,
+    });
+    res.flushHeaders();
+    const sse = rewriter.identity ? undefined : new SseModelRewriter(rewriter);
+    try {
+      for await (const chunk of upstream.body) {
+        const out = sse ? sse.push(chunk as Buffer) : (chunk as Buffer);
+        if (out.length > 0 && !res.write(out)) await once(res, 'drain', { signal });
+      }
+      const tail = sse?.end();
+      if (tail && tail.length > 0) res.write(tail);
+      res.end();
+    } catch (error) {
+      if (signal.aborted) {
+        res.destroy();
+        return;
+      }
+      const failure = upstreamFailure(error, this.options);
+      this.logger.warn({ requestId: request.id, err: String(error) }, 'model replica stream failed');
+      res.end(streamErrorEvent(failure.code === Code.DEADLINE_EXCEEDED ? failure.message : 'the model replica closed the stream before it finished', failure.reason?.toLowerCase() ?? 'upstream_error'));
+    }
+  }
+}
