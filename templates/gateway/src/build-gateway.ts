@@ -1,13 +1,13 @@
 import { consoleLogger, createGateway, type Gateway, type GatewayPlugin } from '@berth/core';
-import { memoryStorage } from '@berth/plugin-storage-memory';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import type { TemplateSettings } from './gateway-config.js';
+import { selectStorage } from './select-storage.js';
 
 /**
- * The embedded default: memory storage and API keys. `storage` lets a host (or the PostgreSQL
- * template) swap the storage plugin without touching the rest.
+ * Storage (memory, or PostgreSQL when `DATABASE_URL` is set: see select-storage.ts) and API keys.
+ * `storage` lets a host swap the storage plugin without touching the rest.
  */
-export function buildGateway(settings: TemplateSettings, storage: GatewayPlugin = memoryStorage()): Gateway {
+export function buildGateway(settings: TemplateSettings, storage: GatewayPlugin = selectStorage(settings)): Gateway {
   return createGateway({
     plugins: [storage, apiKeyAuth()],
     config: {

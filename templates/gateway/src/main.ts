@@ -1,14 +1,18 @@
 import { serveGateway } from '@berth/plugin-transport-fastify';
 import { buildGateway } from './build-gateway.js';
 import { readSettings } from './gateway-config.js';
+import { describeStorage } from './select-storage.js';
 
-/** `npm start`: a Berth gateway on memory storage, listening on $HOST:$PORT (default 127.0.0.1:8080). */
+/**
+ * `npm start`: a Berth gateway listening on $HOST:$PORT (default 127.0.0.1:8080), on PostgreSQL when
+ * DATABASE_URL is set, else on memory storage.
+ */
 async function main(): Promise<void> {
   const settings = readSettings();
   const gateway = buildGateway(settings);
   await gateway.start();
   const server = await serveGateway(gateway, { host: settings.host, port: settings.port });
-  gateway.logger.info({ url: server.url, account: settings.accountId, docs: `${server.url}/docs` }, 'Berth gateway listening');
+  gateway.logger.info({ url: server.url, account: settings.accountId, storage: describeStorage(settings), docs: `${server.url}/docs` }, 'Berth gateway listening');
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

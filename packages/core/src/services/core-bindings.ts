@@ -9,6 +9,13 @@ import { DatasetService } from '../resources/datasets/dataset-service.js';
 import { UserService } from '../resources/users/user-service.js';
 import { DeploymentShapeService } from '../resources/deployment-shapes/deployment-shape-service.js';
 import { DeploymentService } from '../resources/deployments/deployment-service.js';
+import { DeployedModelService } from '../resources/deployed-models/deployed-model-service.js';
+import { deployedModelLifecycle } from '../resources/deployed-models/deployed-model-lifecycle.js';
+import { acceleratorRuntimesToken } from '../runtime/tokens.js';
+import { recentTrafficDeletionGuard } from '../serving/deletion-guard.js';
+import { runtimeServingAdvisor } from '../serving/runtime-serving-advisor.js';
+import { registerServing, servingLoadToken } from '../serving/serving-bindings.js';
+import { resolveServingOptions, servingOptionsToken } from '../serving/serving-options.js';
 import { BatchInferenceJobService } from '../resources/batch-inference-jobs/batch-inference-job-service.js';
 import { ReinforcementFineTuningJobService } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-service.js';
 import { bootstrapAccount } from './bootstrap.js';
@@ -51,4 +58,5 @@ setCoreRegistrar((binder, hooks) => {
       await bootstrapAccount(ctx, config, resolver.resolve(coreServicesToken), storage, apiKeys, resolver.resolve(loggerToken));
     },
   });
+  registerServing(binder, hooks);
 });

@@ -4,6 +4,7 @@ import type { DatasetService } from '../resources/datasets/dataset-service.js';
 import type { UserService } from '../resources/users/user-service.js';
 import type { DeploymentShapeService } from '../resources/deployment-shapes/deployment-shape-service.js';
 import type { DeploymentService } from '../resources/deployments/deployment-service.js';
+import type { DeployedModelService } from '../resources/deployed-models/deployed-model-service.js';
 import type { BatchInferenceJobService } from '../resources/batch-inference-jobs/batch-inference-job-service.js';
 import type { ReinforcementFineTuningJobService } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-service.js';
 import type { ResourceEnvironment } from '../resources/common/resource-environment.js';
@@ -18,6 +19,7 @@ export interface CoreServices {
   readonly users: UserService;
   readonly deploymentShapes: DeploymentShapeService;
   readonly deployments: DeploymentService;
+  readonly deployedModels: DeployedModelService;
   readonly batchInferenceJobs: BatchInferenceJobService;
   readonly reinforcementFineTuningJobs: ReinforcementFineTuningJobService;
 }

@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import {
   authorize, Code, GatewayError, unavailable,
@@ -40,6 +40,33 @@ interface ResolvedOptions {
 }
 
 const clientGone = new GatewayError(Code.CANCELLED, 'the client closed the connection', { reason: 'CLIENT_CLOSED' });
+
+/**
+ * The client's side of one exchange going away. An EventEmitter rather than an AbortController because
+ * undici accepts either and this is on every request's path: the AbortSignal (for the serving directory
+ * and `drain` waits) is made only if someone reads it.
+ */
+class ClientAbort extends EventEmitter {
+  aborted = false;
+  reason: unknown;
+  private controller: AbortController | undefined;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+    this.controller?.abort(reason);
+  }
+}
 
 /** `http://host:port/prefix` → undici origin and path prefix; cached because replicas are few and long-lived. */
 class EndpointCache {
@@ -98,13 +125,18 @@ export class InferenceProxy {
 
   /** Serves one validated request. Errors thrown before the answer starts are rendered by the server's error handler. */
   async handle(principal: Principal, inference: InferenceRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const abort = new AbortController();
+    const abort = new ClientAbort();
     const res = reply.raw;
-    const onClose = () => {
+    res.once('close', () => {
       if (!res.writableFinished) abort.abort(clientGone);
+    });
+    const ctx: RequestContext = {
+      requestId: request.id,
+      principal,
+      get signal() {
+        return abort.signal;
+      },
     };
-    res.once('close', onClose);
-    const ctx: RequestContext = { requestId: request.id, principal, signal: abort.signal };
     authorize(ctx, 'inference.use', { accountId: principal.accountId });
     const target = await this.directory.resolve(ctx, inference.model);
     if (target.accountId !== principal.accountId) authorize(ctx, 'inference.use', { accountId: target.accountId });
@@ -120,20 +152,20 @@ export class InferenceProxy {
         }
       };
       try {
-        if (abort.signal.aborted) throw clientGone;
+        if (abort.aborted) throw clientGone;
         const rewriter = new ModelRewriter(lease.servedModelId, inference.model);
         let upstream: Dispatcher.ResponseData;
         try {
-          upstream = await this.send(lease, inference, request.id, abort.signal);
+          upstream = await this.send(lease, inference, request.id, abort);
         } catch (error) {
-          if (abort.signal.aborted) throw clientGone;
+          if (abort.aborted) throw clientGone;
           if (attempt === 0 && isConnectFailure(error)) {
             release();
             continue;
           }
           throw upstreamFailure(error, this.options);
         }
-        await this.answer(upstream, rewriter, request, reply, abort.signal);
+        await this.answer(upstream, rewriter, request, reply, abort);
         return;
       } finally {
         release();
@@ -141,24 +173,30 @@ export class InferenceProxy {
     }
   }
 
-  private async acquire(ctx: RequestContext, target: ModelTarget, user: string | undefined): Promise<ReplicaLease> {
+  /** The directory's acquire, bounded by `acquireTimeoutMs`; a lease granted after the timeout goes straight back. */
+  private acquire(ctx: RequestContext, target: ModelTarget, user: string | undefined): Promise<ReplicaLease> {
     const pending = this.directory.acquire(ctx, target, user !== undefined ? { affinityKey: user } : {});
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(unavailable(`no replica of ${target.deployment} became ready within ${this.options.acquireMs} ms`, { reason: 'NO_READY_REPLICA' })), this.options.acquireMs);
+    return new Promise<ReplicaLease>((resolve, reject) => {
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        reject(unavailable(`no replica of ${target.deployment} became ready within ${this.options.acquireMs} ms`, { reason: 'NO_READY_REPLICA' }));
+      }, this.options.acquireMs);
+      pending.then(
+        (lease) => {
+          clearTimeout(timer);
+          if (timedOut) lease.release();
+          else resolve(lease);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
     });
-    try {
-      return await Promise.race([pending, timeout]);
-    } catch (error) {
-      // A lease granted after we gave up must still go back.
-      pending.then((lease) => lease.release(), () => undefined);
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
-  private send(lease: ReplicaLease, inference: InferenceRequest, requestId: string, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  private send(lease: ReplicaLease, inference: InferenceRequest, requestId: string, signal: ClientAbort): Promise<Dispatcher.ResponseData> {
     const { origin, prefix } = this.endpoints.get(lease.endpoint);
     const body = JSON.stringify(inference.model === lease.servedModelId ? inference.body : { ...inference.body, model: lease.servedModelId });
     return this.dispatcher.request({
@@ -173,7 +211,7 @@ export class InferenceProxy {
     });
   }
 
-  private async answer(upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, request: FastifyRequest, reply: FastifyReply, signal: AbortSignal): Promise<void> {
+  private async answer(upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, request: FastifyRequest, reply: FastifyReply, signal: ClientAbort): Promise<void> {
     const contentType = upstream.headers['content-type'];
     const type = typeof contentType === 'string' ? contentType : 'application/json';
     if (upstream.statusCode >= 200 && upstream.statusCode < 300 && type.startsWith('text/event-stream')) {
@@ -192,25 +230,27 @@ export class InferenceProxy {
     await reply.code(rendered.status).header('x-request-id', request.id).send(rendered.body);
   }
 
-  private async readAll(upstream: Dispatcher.ResponseData, signal: AbortSignal): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    try {
-      for await (const chunk of upstream.body) {
-        const buffer = chunk as Buffer;
-        size += buffer.length;
-        if (size > this.options.maxResponseBytes) {
-          upstream.body.destroy();
-          throw new GatewayError(Code.INTERNAL, `the model replica's answer exceeds ${this.options.maxResponseBytes} bytes`, { reason: 'UPSTREAM_TOO_LARGE' });
+  /** A whole (non-streaming) answer, capped at `maxResponseBytes`. Plain listeners: cheaper than an async iterator per request. */
+  private readAll(upstream: Dispatcher.ResponseData, signal: ClientAbort): Promise<Buffer> {
+    const body = upstream.body;
+    const max = this.options.maxResponseBytes;
+    return new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      body.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > max) {
+          body.destroy(new GatewayError(Code.INTERNAL, `the model replica's answer exceeds ${max} bytes`, { reason: 'UPSTREAM_TOO_LARGE' }));
+          return;
         }
-        chunks.push(buffer);
-      }
-    } catch (error) {
-      if (signal.aborted) throw clientGone;
-      if (error instanceof GatewayError) throw error;
-      throw upstreamFailure(error, this.options);
-    }
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+        chunks.push(chunk);
+      });
+      body.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+      body.once('error', (error: unknown) => {
+        if (signal.aborted) reject(clientGone);
+        else reject(error instanceof GatewayError ? error : upstreamFailure(error, this.options));
+      });
+    });
   }
 
   /**
@@ -218,7 +258,7 @@ export class InferenceProxy {
    * per-event model rewrite), waiting for `drain` when the client reads slower than the replica writes.
    * A failure after the first byte cannot change the status any more: it becomes a final SSE `error` event.
    */
-  private async stream(upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, request: FastifyRequest, reply: FastifyReply, signal: AbortSignal): Promise<void> {
+  private async stream(upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, request: FastifyRequest, reply: FastifyReply, signal: ClientAbort): Promise<void> {
     if (signal.aborted) {
       upstream.body.destroy();
       throw clientGone;
@@ -236,7 +276,7 @@ export class InferenceProxy {
     try {
       for await (const chunk of upstream.body) {
         const out = sse ? sse.push(chunk as Buffer) : (chunk as Buffer);
-        if (out.length > 0 && !res.write(out)) await once(res, 'drain', { signal });
+        if (out.length > 0 && !res.write(out)) await once(res, 'drain', { signal: signal.signal });
       }
       const tail = sse?.end();
       if (tail && tail.length > 0) res.write(tail);

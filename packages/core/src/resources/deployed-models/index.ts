@@ -4,3 +4,4 @@ export * from './deployed-model-state-machine.js';
 export * from './deployed-model-rules.js';
 export * from './deployed-model-definition.js';
 export * from './deployed-model-service.js';
+export * from './deployed-model-lifecycle.js';

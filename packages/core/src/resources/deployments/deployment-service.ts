@@ -35,12 +35,30 @@ export interface DeploymentDeletionGuard {
   check(ctx: RequestContext, deployment: JsonObject, options: DeploymentDeleteOptions): Promise<void>;
 }
 
+/** What changed in a deployment; observers (deployed models, the serving reconciler) react to it. */
+export interface DeploymentChange {
+  readonly kind: 'created' | 'updated' | 'scaled' | 'deleted' | 'undeleted';
+  readonly name: string;
+  /** The deployment after the change; absent after a hard delete. */
+  readonly deployment?: JsonObject;
+}
+
+/**
+ * Told after every successful create, update, scale, delete and undelete (never for validateOnly). Runs
+ * before the call answers; an observer that throws is ignored, so it must report its own failures.
+ */
+export interface DeploymentObserver {
+  changed(ctx: RequestContext, change: DeploymentChange): Promise<void> | void;
+}
+
 /** How long a soft-deleted deployment can be restored with :undelete before it is purged. */
 export const softDeleteRetentionMs = 7 * 24 * 3600 * 1000;
 
 export class DeploymentService {
   readonly resources: ResourceService;
   private guard: DeploymentDeletionGuard | undefined;
+  private readonly observers = new Set<DeploymentObserver>();
+  private reconciledDeletion = false;
 
   constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets, advisor: ServingAdvisor) {
     this.resources = new ResourceService(deploymentDefinition(advisor), env, secrets);
@@ -51,12 +69,28 @@ export class DeploymentService {
     this.guard = guard;
   }
 
-  create(ctx: RequestContext, accountId: string, body: unknown, options: DeploymentCreateOptions = {}): Promise<JsonObject> {
-    return this.resources.create(ctx, accountId, body, {
+  /** Adds an observer of deployment changes; returns the function that removes it. */
+  addObserver(observer: DeploymentObserver): () => void {
+    this.observers.add(observer);
+    return () => void this.observers.delete(observer);
+  }
+
+  /**
+   * With a runtime reconciler installed, a soft delete moves the deployment to DELETING and the reconciler
+   * moves it to DELETED once its replicas are stopped. Without one (the default) it goes straight to DELETED.
+   */
+  setReconciledDeletion(enabled: boolean): void {
+    this.reconciledDeletion = enabled;
+  }
+
+  async create(ctx: RequestContext, accountId: string, body: unknown, options: DeploymentCreateOptions = {}): Promise<JsonObject> {
+    const created = await this.resources.create(ctx, accountId, body, {
       ...(options.deploymentId !== undefined ? { id: options.deploymentId } : {}),
       ...(options.validateOnly ? { validateOnly: true } : {}),
       flags: { skipShapeValidation: options.skipShapeValidation === true },
     });
+    if (!options.validateOnly) await this.notify(ctx, { kind: 'created', name: String(created.name), deployment: created });
+    return created;
   }
 
   /** Soft-deleted deployments are still readable by name (AIP-164). */
@@ -72,49 +106,59 @@ export class DeploymentService {
     });
   }
 
-  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
-    return this.resources.update(ctx, name, body, updateMask);
+  async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
+    const updated = await this.resources.update(ctx, name, body, updateMask);
+    await this.notify(ctx, { kind: 'updated', name, deployment: updated });
+    return updated;
   }
 
   /**
    * Soft delete (state DELETED, deleteTime and purgeTime set, hidden from lists unless showDeleted), or
    * with `hard` removal of the record. Deleting an already soft-deleted deployment is NOT_FOUND unless hard.
+   * With reconciled deletion (see {@link setReconciledDeletion}) a soft delete moves to DELETING instead, and
+   * deleting a DELETING deployment again changes nothing.
    */
   async delete(ctx: RequestContext, name: string, options: DeploymentDeleteOptions = {}): Promise<void> {
     this.resources.authorizeName(ctx, name, 'delete');
     const current = await this.resources.getStored(ctx, name);
     const state = current.data.state as DeploymentState;
-    if (state !== 'DELETED') await this.guard?.check(ctx, current.data, options);
+    if (state !== 'DELETED' && state !== 'DELETING') await this.guard?.check(ctx, current.data, options);
     if (options.hard) {
       await this.resources.remove(ctx, name);
+      await this.notify(ctx, { kind: 'deleted', name });
       return;
     }
     if (state === 'DELETED') throw notFound(name);
-    await this.resources.mutate(ctx, name, (previous) => {
+    if (state === 'DELETING') return;
+    const target: DeploymentState = this.reconciledDeletion ? 'DELETING' : 'DELETED';
+    const deleted = await this.resources.mutate(ctx, name, (previous) => {
       const from = previous.state as DeploymentState;
       if (from === 'DELETED') throw notFound(name);
-      assertTransition(deploymentStateMachine, from, 'DELETED');
+      assertTransition(deploymentStateMachine, from, target);
       const now = this.env.clock.now();
       return {
         ...previous,
-        state: 'DELETED',
+        state: target,
         desiredReplicaCount: 0,
         deleteTime: now.toISOString(),
         purgeTime: new Date(now.getTime() + softDeleteRetentionMs).toISOString(),
       };
     });
+    await this.notify(ctx, { kind: 'deleted', name, deployment: deleted });
   }
 
   /** Restores a soft-deleted deployment (DELETED → CREATING); FAILED_PRECONDITION for any other state. */
   async undelete(ctx: RequestContext, name: string): Promise<JsonObject> {
     this.resources.authorizeName(ctx, name, 'action');
-    return this.resources.mutate(ctx, name, (previous) => {
+    const restored = await this.resources.mutate(ctx, name, (previous) => {
       assertTransition(deploymentStateMachine, previous.state as DeploymentState, 'CREATING');
       const { deleteTime: _d, purgeTime: _p, ...rest } = previous;
       const min = typeof rest.minReplicaCount === 'number' ? rest.minReplicaCount : 0;
       const max = typeof rest.maxReplicaCount === 'number' ? rest.maxReplicaCount : 1;
       return { ...rest, state: 'CREATING', desiredReplicaCount: Math.min(Math.max(min, 1), max) };
     });
+    await this.notify(ctx, { kind: 'undeleted', name, deployment: restored });
+    return restored;
   }
 
   /**
@@ -126,7 +170,7 @@ export class DeploymentService {
     if (!Number.isInteger(replicaCount) || replicaCount < 0) {
       throw invalidArgument('replicaCount must be a non-negative integer', { field: 'replicaCount' });
     }
-    await this.resources.mutate(ctx, name, (previous) => {
+    const scaled = await this.resources.mutate(ctx, name, (previous) => {
       const state = previous.state as DeploymentState;
       if (state === 'DELETED' || state === 'DELETING') {
         throw invalidArgument(`deployment ${name} is ${state} and cannot be scaled`, { field: 'replicaCount' });
@@ -138,5 +182,16 @@ export class DeploymentService {
       }
       return { ...previous, desiredReplicaCount: replicaCount };
     });
+    await this.notify(ctx, { kind: 'scaled', name, deployment: scaled });
+  }
+
+  private async notify(ctx: RequestContext, change: DeploymentChange): Promise<void> {
+    for (const observer of [...this.observers]) {
+      try {
+        await observer.changed(ctx, change);
+      } catch {
+        // An observer reports its own failures; the change itself has been made.
+      }
+    }
   }
 }

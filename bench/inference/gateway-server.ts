@@ -1,0 +1,54 @@
+import { createGateway, definePlugin, notFound, servingDirectoryToken, type ModelTarget, type ReplicaLease, type ServingDirectory } from '@berth/core';
+import { memoryStorage } from '@berth/plugin-storage-memory';
+import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
+import { serveGateway } from '@berth/plugin-transport-fastify';
+
+/**
+ * Benchmark target (c): the full gateway (memory storage, API-key auth) serving inference through a
+ * ServingDirectory. The serving layer (deployment reconciler over simulated replicas) has not landed in
+ * core yet, so this binds a minimal directory: one model, one deployment, one replica = the engine,
+ * with least-outstanding bookkeeping like a real one (a counter per lease, released once).
+ */
+const engineUrl = process.argv[2];
+if (!engineUrl) throw new Error('usage: gateway-server.ts <engine url>');
+const apiKey = 'bench-inference-key-000000000000';
+const model = 'accounts/bench/models/bench-model';
+const target: ModelTarget = { accountId: 'bench', model, deployment: 'accounts/bench/deployments/bench-deployment' };
+let outstanding = 0;
+const directory: ServingDirectory = {
+  async resolve(_ctx, name) {
+    const base = name.split('#')[0];
+    if (base !== model) throw notFound(name);
+    return target;
+  },
+  async acquire(_ctx, resolved): Promise<ReplicaLease> {
+    outstanding += 1;
+    let released = false;
+    return {
+      replicaId: 'replica-0',
+      deployment: resolved.deployment,
+      endpoint: engineUrl,
+      servedModelId: 'reference-model',
+      release() {
+        if (released) return;
+        released = true;
+        outstanding -= 1;
+      },
+    };
+  },
+};
+const gateway = createGateway({
+  plugins: [
+    memoryStorage(),
+    apiKeyAuth(),
+    definePlugin({ id: 'bench-serving', register: (binder) => binder.bindValue(servingDirectoryToken, directory) }),
+  ],
+  config: { bootstrapAccountId: 'bench', bootstrapApiKey: apiKey },
+});
+await gateway.start();
+const server = await serveGateway(gateway, { host: '127.0.0.1', port: 0 });
+console.log(JSON.stringify({ url: server.url, apiKey, model, directory: 'minimal directory bound to one engine (serving layer not in core yet)' }));
+process.on('SIGTERM', () => {
+  if (outstanding !== 0) console.error(`gateway bench: ${outstanding} leases still outstanding at exit`);
+  void server.close().then(() => gateway.stop()).then(() => process.exit(0));
+});

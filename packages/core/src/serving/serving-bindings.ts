@@ -1,0 +1,67 @@
+import type { LifecycleHook } from '../kernel/gateway.js';
+import type { Binder } from '../kernel/plugin.js';
+import { createToken } from '../kernel/token.js';
+import { clockToken, loggerToken, storageToken } from '../kernel/tokens.js';
+import { acceleratorRuntimesToken } from '../runtime/tokens.js';
+import { coreServicesToken } from '../services/core-services.js';
+import { DeploymentReconciler } from './deployment-reconciler.js';
+import { RuntimeServingDirectory } from './runtime-serving-directory.js';
+import { servingDirectoryToken } from './serving-directory.js';
+import { ServingLoad } from './serving-load.js';
+import { resolveServingOptions, servingOptionsToken } from './serving-options.js';
+
+export const servingLoadToken = createToken<ServingLoad>('ServingLoad');
+export const deploymentReconcilerToken = createToken<DeploymentReconciler>('DeploymentReconciler');
+
+/**
+ * Core's serving bindings: the load tracker, the deployment reconciler, the serving directory and the
+ * `serving` lifecycle hook. The hook starts the reconciler (after every plugin has started) only when a
+ * runtime plugin is installed, and on stop closes the directory's queue and stops the reconciler (replicas
+ * keep running; a runtime plugin closes the provisioner it owns).
+ */
+export function registerServing(binder: Binder, hooks: LifecycleHook[]): void {
+  let reconciler: DeploymentReconciler | undefined;
+  let directory: RuntimeServingDirectory | undefined;
+  binder.bindValue(servingOptionsToken, {});
+  binder.bindFactory(servingLoadToken, (r) => new ServingLoad(r.resolve(clockToken)));
+  binder.bindFactory(deploymentReconcilerToken, (r) => {
+    const services = r.resolve(coreServicesToken);
+    reconciler = new DeploymentReconciler({
+      runtimes: r.resolveAll(acceleratorRuntimesToken),
+      deployments: services.deployments,
+      deployedModels: services.deployedModels,
+      storage: r.resolve(storageToken),
+      clock: r.resolve(clockToken),
+      logger: r.resolve(loggerToken),
+      load: r.resolve(servingLoadToken),
+      options: resolveServingOptions(r.resolve(servingOptionsToken)),
+    });
+    return reconciler;
+  });
+  binder.bindFactory(servingDirectoryToken, (r) => {
+    const options = resolveServingOptions(r.resolve(servingOptionsToken));
+    directory = new RuntimeServingDirectory(
+      r.resolve(deploymentReconcilerToken),
+      r.resolve(servingLoadToken),
+      r.resolve(storageToken),
+      r.resolve(coreServicesToken).deployedModels,
+      {
+        maxWaitersPerDeployment: options.maxWaitersPerDeployment,
+        maxWaitMs: options.maxWaitMs,
+        runtimesInstalled: r.resolveAll(acceleratorRuntimesToken).length > 0,
+      },
+    );
+    return directory;
+  });
+  hooks.push({
+    id: 'serving',
+    async start({ resolver }) {
+      if (resolver.resolveAll(acceleratorRuntimesToken).length === 0) return;
+      await resolver.resolve(deploymentReconcilerToken).start();
+    },
+    async stop() {
+      directory?.close();
+      await reconciler?.stop();
+    },
+  });
+}

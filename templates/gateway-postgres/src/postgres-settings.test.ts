@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { readPostgresSettings, redactDatabaseUrl } from './postgres-settings.js';
+
+describe('readPostgresSettings', () => {
+  it('requires DATABASE_URL, with a message that says what to set', () => {
+    expect(() => readPostgresSettings({})).toThrow(/DATABASE_URL is not set.*postgres:\/\//);
+    expect(() => readPostgresSettings({ DATABASE_URL: 'mysql://x' })).toThrow(/postgres:\/\//);
+  });
+
+  it('reads the defaults and the overrides', () => {
+    expect(readPostgresSettings({ DATABASE_URL: 'postgres://u@h/db' })).toMatchObject({
+      host: '127.0.0.1', port: 8080, schema: 'public', maxConnections: 10, workerConcurrency: 4, workerId: undefined,
+    });
+    expect(
+      readPostgresSettings({ DATABASE_URL: 'postgres://u@h/db', BERTH_DATABASE_SCHEMA: 'berth', BERTH_WORKER_CONCURRENCY: '8', BERTH_WORKER_ID: 'w1', PORT: '0' }),
+    ).toMatchObject({ schema: 'berth', workerConcurrency: 8, workerId: 'w1', port: 0 });
+    expect(() => readPostgresSettings({ DATABASE_URL: 'postgres://u@h/db', BERTH_DATABASE_SCHEMA: 'bad-name' })).toThrow(/BERTH_DATABASE_SCHEMA/);
+    expect(() => readPostgresSettings({ DATABASE_URL: 'postgres://u@h/db', BERTH_WORKER_CONCURRENCY: '0' })).toThrow(/BERTH_WORKER_CONCURRENCY/);
+  });
+
+  it('redacts credentials for the log', () => {
+    expect(redactDatabaseUrl('postgres://user:secret@db.example:5432/berth')).toBe('postgres://db.example:5432/berth');
+  });
+});
