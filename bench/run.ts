@@ -4,6 +4,7 @@
  */
 const benchmarks: Record<string, () => Promise<unknown>> = {
   'control-plane': async () => (await import('./control-plane/index.js')).runControlPlaneBenchmark(),
+  storage: async () => (await import('./storage/index.js')).runStorageBenchmark(),
   inference: async () => (await import('./inference/index.js')).runInferenceBenchmark(),
 };
 const requested = process.argv[2];

@@ -41,7 +41,7 @@ const gateway = createGateway({
   plugins: [
     memoryStorage(),
     apiKeyAuth(),
-    definePlugin({ id: 'bench-serving', register: (binder) => binder.bindValue(servingDirectoryToken, directory) }),
+    definePlugin({ id: 'bench-serving', register: (binder) => binder.bindValue(servingDirectoryToken, directory, { override: true }) }),
   ],
   config: { bootstrapAccountId: 'bench', bootstrapApiKey: apiKey },
 });

@@ -49,7 +49,7 @@ function fakeServing(engine: () => ReferenceEngine, deadEndpoint: string, state:
       };
     },
   };
-  return definePlugin({ id: 'fake-serving', register: (binder) => binder.bindValue(servingDirectoryToken, directory) });
+  return definePlugin({ id: 'fake-serving', register: (binder) => binder.bindValue(servingDirectoryToken, directory, { override: true }) });
 }
 
 let h: Harness;

@@ -27,11 +27,22 @@ import {
 setCoreRegistrar((binder, hooks) => {
   binder.bindFactory(resourceEnvironmentToken, (r) => new ResourceEnvironment(r.resolve(storageToken), r.resolve(clockToken), r.resolve(idGeneratorToken)));
   binder.bindFactory(gatewaySecretsToken, (r) => new GatewaySecrets(r.resolve(configToken).pageTokenSecret));
-  binder.bindValue(servingAdvisorToken, permissiveServingAdvisor);
+  // With runtime plugins installed, sizing and hardware checks come from the runtimes.
+  binder.bindFactory(servingAdvisorToken, (r) => {
+    const runtimes = r.resolveAll(acceleratorRuntimesToken);
+    return runtimes.length > 0 ? runtimeServingAdvisor(runtimes) : permissiveServingAdvisor;
+  });
   binder.bindFactory(coreServicesToken, (r): CoreServices => {
     const env = r.resolve(resourceEnvironmentToken);
     const secrets = r.resolve(gatewaySecretsToken);
     const advisor = r.resolve(servingAdvisorToken);
+    const deployments = new DeploymentService(env, secrets, advisor);
+    const deployedModels = new DeployedModelService(env, secrets);
+    const servingOptions = resolveServingOptions(r.resolve(servingOptionsToken));
+    deployments.setDeletionGuard(recentTrafficDeletionGuard(r.resolve(servingLoadToken), env.clock, servingOptions.recentTrafficWindowMs));
+    deployments.addObserver(deployedModelLifecycle(deployedModels, r.resolve(loggerToken)));
+    // The reconciler (started when runtimes exist) finishes deletions: DELETING → DELETED once replicas stop.
+    deployments.setReconciledDeletion(r.resolveAll(acceleratorRuntimesToken).length > 0);
     const users = new UserService(env, secrets);
     if (r.isBound(apiKeyManagerToken)) {
       const apiKeys = r.resolve(apiKeyManagerToken);
@@ -42,7 +53,8 @@ setCoreRegistrar((binder, hooks) => {
       datasets: new DatasetService(env, secrets),
       users,
       deploymentShapes: new DeploymentShapeService(env, secrets, advisor),
-      deployments: new DeploymentService(env, secrets, advisor),
+      deployments,
+      deployedModels,
       batchInferenceJobs: new BatchInferenceJobService(env, secrets),
       reinforcementFineTuningJobs: new ReinforcementFineTuningJobService(env, secrets),
     };

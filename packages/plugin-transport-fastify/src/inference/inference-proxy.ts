@@ -137,9 +137,10 @@ export class InferenceProxy {
         return abort.signal;
       },
     };
+    // The caller's role must allow inference at all; access to the model's account (public models from
+    // any account) is the directory's call, since only it knows what the name points to.
     authorize(ctx, 'inference.use', { accountId: principal.accountId });
     const target = await this.directory.resolve(ctx, inference.model);
-    if (target.accountId !== principal.accountId) authorize(ctx, 'inference.use', { accountId: target.accountId });
 
     // One retry on another lease when the replica refused the connection: the request never reached it.
     for (let attempt = 0; ; attempt += 1) {

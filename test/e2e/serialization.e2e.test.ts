@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { coreServicesToken, systemContext } from '@berth/core';
+import { account, baseModelBody, startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+const v1 = `/v1/accounts/${account}`;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h.close());
+
+/**
+ * Answers are serialized by schema-compiled serializers, which drop fields a schema does not declare.
+ * For a resource of every kind, with every optional field filled in, the HTTP body must equal what the
+ * service returns in-process.
+ */
+describe('schema-compiled serialization loses nothing', () => {
+  it('matches the in-process answer for every resource kind', async () => {
+    const s = h.gateway.resolve(coreServicesToken);
+    const ctx = systemContext('ser');
+    const model = await s.models.create(ctx, account, baseModelBody({
+      description: 'd', githubUrl: 'https://example.com/r', modelHubUrl: 'https://hub.example/m', public: true,
+      conversationConfig: { style: 'jinja', system: 's', template: '{{x}}' }, trainingContextLength: 4096, supportsImageInput: true,
+      supportsTools: true, defaultDraftModel: `accounts/${account}/models/draft`, defaultDraftTokenCount: 4,
+      deprecationDate: { year: 2027, month: 2, day: 28 }, supportsLora: true, useHubApplyChatTemplate: true, snapshotType: 'FULL_SNAPSHOT',
+      supportedPrecisions: ['FP16', 'FP8'], supportedPrecisionsWithCalibration: ['FP8'],
+    }), 'full');
+    const dataset = await s.datasets.create(ctx, account, { datasetId: 'ds', dataset: { displayName: 'D', format: 'CHAT', exampleCount: '10', externalUrl: 'https://example.com/d.jsonl', estimatedTokenCount: '1000', averageTurnCount: 2.5, userUploaded: {}, evalProtocol: {}, sourceJobName: 'j' } });
+    const shape = await s.deploymentShapes.create(ctx, account, { baseModel: model.name, description: 'x', enableAddons: true, ngramSpeculationLength: 3, enableSessionAffinity: true, numLoraDeviceCached: 2, maxContextLength: 4096, presetType: 'CHAT', precision: 'FP16' }, 'sh');
+    const deployment = await s.deployments.create(ctx, account, { baseModel: model.name, description: 'x', minReplicaCount: 1, maxReplicaCount: 3, autoscalingPolicy: { loadTargets: { concurrent_requests: 4 } }, autoTune: { longPrompt: true }, enableMtp: true, numPeftDeviceCached: 1, deploymentTemplate: 't' }, { deploymentId: 'dep' });
+    const job = await s.batchInferenceJobs.create(ctx, account, { model: model.name, inputDatasetId: dataset.name, displayName: 'j', inferenceParameters: { maxTokens: 5, temperature: 0.5, topP: 0.9, n: 1, topK: 3, extraBody: '{}' } }, 'bj');
+    const rft = await s.reinforcementFineTuningJobs.create(ctx, account, { dataset: dataset.name, evaluator: `accounts/${account}/evaluators/e`, trainingConfig: { baseModel: model.name, learningRate: 0.0001, loraRank: 8, epochs: 1 }, lossConfig: { method: 'GRPO', klBeta: 0.1 }, trackerConfig: { enabled: true, project: 'p' }, inferenceParameters: { maxOutputTokens: 10 } }, 'rj');
+    const user = await s.users.create(ctx, account, { role: 'user', displayName: 'U', email: 'u@example.com', serviceAccount: true }, 'u1');
+    for (const [path, expected] of [
+      [`/models/full`, await s.models.get(ctx, String(model.name))],
+      [`/datasets/ds`, dataset],
+      [`/deploymentShapes/sh`, shape],
+      [`/deployments/dep`, deployment],
+      [`/batchInferenceJobs/bj`, job],
+      [`/reinforcementFineTuningJobs/rj`, rft],
+      [`/users/u1`, user],
+    ] as const) {
+      const r = await h.call('GET', `${v1}${path}`);
+      expect(r.status, path).toBe(200);
+      expect(r.body, path).toEqual(JSON.parse(JSON.stringify(expected)));
+    }
+    const list = await h.call<{ deployments: unknown[] }>('GET', `${v1}/deployments?filter=${encodeURIComponent('name = "accounts/acme/deployments/dep"')}`);
+    expect(list.body.deployments).toEqual([JSON.parse(JSON.stringify(deployment))]);
+  });
+});
