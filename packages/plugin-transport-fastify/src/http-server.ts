@@ -9,6 +9,7 @@ import { parseQuery } from './query.js';
 import type { RouteSpec } from './route-spec.js';
 import { controlPlaneRoutes } from './routes/control-plane-routes.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
+import { datasetFileRoutes, registerSignedFileRoutes } from './routes/dataset-file-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { renderDocsPage } from './openapi/docs-page.js';
 import { inferenceRouteSpecs, registerInferenceRoutes, type InferenceRouteOptions } from './inference/inference-routes.js';
@@ -75,6 +76,7 @@ function requestContext(request: FastifyRequest, reply: FastifyReply, principal:
 export function gatewayRoutes(gateway: Gateway, extra: readonly RouteSpec[] = []): RouteSpec[] {
   const routes = controlPlaneRoutes(gateway.resolve(coreServicesToken));
   if (gateway.isBound(apiKeyManagerToken)) routes.push(...apiKeyRoutes(gateway.resolve(apiKeyManagerToken)));
+  routes.push(...datasetFileRoutes(gateway.resolve(coreServicesToken).datasetFiles));
   return [...routes, ...extra];
 }
 
@@ -165,7 +167,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
         const principal = await authenticate(request, { requestId: request.id });
         const ctx = requestContext(request, reply, principal);
         const query = parseQuery(request.query as Record<string, unknown>, spec.query ?? []);
-        const result = await spec.handle({ ctx, params, query, body: request.body });
+        const result = await spec.handle({ ctx, params, query, body: request.body, baseUrl: `${request.protocol}://${request.host}` });
         return reply.header('x-request-id', request.id).send(result);
       },
     });
@@ -174,6 +176,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   // Inference routes stream, so they are registered directly (same auth and error handler) and only documented via RouteSpecs.
   const inferenceDocs = gateway.isBound(servingDirectoryToken) ? inferenceRouteSpecs() : [];
   if (inferenceDocs.length > 0) registerInferenceRoutes(app, { gateway, authenticate, logger, ...(options.inference ? { options: options.inference } : {}) });
+
+  void app.register(registerSignedFileRoutes, { files: gateway.resolve(coreServicesToken).datasetFiles, bodyLimit: options.bodyLimit ?? 256 * 1024 * 1024 });
 
   const openApi = buildOpenApiDocument([...routes, ...inferenceDocs]);
   app.get('/openapi.json', async () => openApi);

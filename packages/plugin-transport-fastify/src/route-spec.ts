@@ -16,6 +16,8 @@ export interface RouteRequest {
   readonly params: Readonly<Record<string, string>>;
   readonly query: QueryValues;
   readonly body: unknown;
+  /** Origin of the request as the client sees it (`http://host:port`), for URLs the answer carries. */
+  readonly baseUrl: string;
 }
 
 /**

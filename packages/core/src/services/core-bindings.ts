@@ -6,6 +6,7 @@ import { GatewaySecrets } from '../resources/common/secrets.js';
 import { permissiveServingAdvisor } from '../resources/common/sizing.js';
 import { ModelService } from '../resources/models/model-service.js';
 import { DatasetService } from '../resources/datasets/dataset-service.js';
+import { DatasetFileService } from '../resources/datasets/dataset-files.js';
 import { UserService } from '../resources/users/user-service.js';
 import { DeploymentShapeService } from '../resources/deployment-shapes/deployment-shape-service.js';
 import { DeploymentService } from '../resources/deployments/deployment-service.js';
@@ -44,13 +45,15 @@ setCoreRegistrar((binder, hooks) => {
     // The reconciler (started when runtimes exist) finishes deletions: DELETING → DELETED once replicas stop.
     deployments.setReconciledDeletion(r.resolveAll(acceleratorRuntimesToken).length > 0);
     const users = new UserService(env, secrets);
+    const datasets = new DatasetService(env, secrets);
     if (r.isBound(apiKeyManagerToken)) {
       const apiKeys = r.resolve(apiKeyManagerToken);
       users.onDeleted((ctx, userName) => apiKeys.revokeAll(ctx, userName));
     }
     return {
       models: new ModelService(env, secrets),
-      datasets: new DatasetService(env, secrets),
+      datasets,
+      datasetFiles: new DatasetFileService(env, secrets, datasets),
       users,
       deploymentShapes: new DeploymentShapeService(env, secrets, advisor),
       deployments,

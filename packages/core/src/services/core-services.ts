@@ -1,6 +1,7 @@
 import { createToken } from '../kernel/token.js';
 import type { ModelService } from '../resources/models/model-service.js';
 import type { DatasetService } from '../resources/datasets/dataset-service.js';
+import type { DatasetFileService } from '../resources/datasets/dataset-files.js';
 import type { UserService } from '../resources/users/user-service.js';
 import type { DeploymentShapeService } from '../resources/deployment-shapes/deployment-shape-service.js';
 import type { DeploymentService } from '../resources/deployments/deployment-service.js';
@@ -16,6 +17,8 @@ import type { ApiKeyManager } from '../ports/api-keys.js';
 export interface CoreServices {
   readonly models: ModelService;
   readonly datasets: DatasetService;
+  /** The dataset upload and download flow (signed URLs, validation). */
+  readonly datasetFiles: DatasetFileService;
   readonly users: UserService;
   readonly deploymentShapes: DeploymentShapeService;
   readonly deployments: DeploymentService;

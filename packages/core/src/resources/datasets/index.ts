@@ -4,3 +4,4 @@ export * from './dataset-state-machine.js';
 export * from './dataset-rules.js';
 export * from './dataset-definition.js';
 export * from './dataset-service.js';
+export * from './dataset-files.js';

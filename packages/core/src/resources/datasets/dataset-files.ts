@@ -1,0 +1,218 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { failedPrecondition, invalidArgument, notFound, permissionDenied } from '../../errors/index.js';
+import type { RequestContext } from '../../kernel/request-context.js';
+import type { JsonObject } from '../../ports/json.js';
+import { compileValidator } from '../../validation/schema-validator.js';
+import type { ResourceEnvironment } from '../common/resource-environment.js';
+import type { GatewaySecrets } from '../common/secrets.js';
+import type { DatasetService } from './dataset-service.js';
+
+/** A file name inside a dataset: no paths, 1–255 characters. */
+const fileNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
+
+const validateUploadRequest = compileValidator(
+  {
+    type: 'object',
+    properties: {
+      filenameToSize: {
+        type: 'object',
+        additionalProperties: { anyOf: [{ type: 'string', pattern: '^[0-9]{1,15}$' }, { type: 'integer', minimum: 0 }] },
+      },
+    },
+    required: ['filenameToSize'],
+  },
+  'request body',
+);
+const validateEmpty = compileValidator({ type: 'object', properties: {} }, 'request body');
+
+export interface DatasetFileOptions {
+  /** Largest file accepted, in bytes. Default 256 MiB. */
+  readonly maxFileBytes?: number;
+  /** How long a signed URL is valid. Default 1 hour. */
+  readonly urlTtlMs?: number;
+}
+
+export type SignedMethod = 'PUT' | 'GET';
+
+/** The parameters a signed file URL carries. */
+export interface SignedFileRequest {
+  readonly dataset: string;
+  readonly filename: string;
+  readonly method: SignedMethod;
+  readonly expires: string;
+  readonly signature: string;
+}
+
+interface UploadPlan {
+  readonly files: Record<string, number>;
+}
+
+/**
+ * The dataset upload flow of the reference API, served by the gateway itself:
+ * `:getUploadEndpoint` announces files and answers signed upload URLs (PUT the bytes there, no bearer
+ * key: the signature is the credential); `:validateUpload` checks every announced file arrived with its
+ * size, checks JSONL rows against the dataset format, counts examples and marks the dataset READY;
+ * `:getDownloadEndpoint` answers signed download URLs. Files live in the blob store under
+ * `datasets/{account}/{dataset}/`. URLs are relative; the transport prefixes the request's origin.
+ */
+export class DatasetFileService {
+  private readonly maxFileBytes: number;
+  private readonly urlTtlMs: number;
+
+  constructor(
+    private readonly env: ResourceEnvironment,
+    private readonly secrets: GatewaySecrets,
+    private readonly datasets: DatasetService,
+    options: DatasetFileOptions = {},
+  ) {
+    this.maxFileBytes = options.maxFileBytes ?? 256 * 1024 * 1024;
+    this.urlTtlMs = options.urlTtlMs ?? 3600_000;
+  }
+
+  private signingKey(): Buffer {
+    return createHmac('sha256', this.secrets.pageTokenSecret).update('berth:dataset-files').digest();
+  }
+
+  private sign(request: Omit<SignedFileRequest, 'signature'>): string {
+    return createHmac('sha256', this.signingKey())
+      .update(`${request.method}\n${request.dataset}\n${request.filename}\n${request.expires}`)
+      .digest('base64url');
+  }
+
+  private signedUrl(dataset: string, filename: string, method: SignedMethod): string {
+    const expires = String(Math.floor((this.env.clock.now().getTime() + this.urlTtlMs) / 1000));
+    const signature = this.sign({ dataset, filename, method, expires });
+    const query = new URLSearchParams({ method, expires, signature });
+    return `/v1/${dataset}/files/${encodeURIComponent(filename)}?${query.toString()}`;
+  }
+
+  /** Checks a signed URL. PERMISSION_DENIED for a wrong, forged or expired signature. */
+  private verify(request: SignedFileRequest): void {
+    const expected = Buffer.from(this.sign(request));
+    const given = Buffer.from(request.signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw permissionDenied('the file URL signature does not match');
+    const expires = Number(request.expires);
+    if (!Number.isInteger(expires) || expires * 1000 < this.env.clock.now().getTime()) throw permissionDenied('the file URL has expired');
+  }
+
+  private planKey(dataset: string): string {
+    return `berth:dataset-upload:${dataset}`;
+  }
+
+  private blobKey(dataset: string, filename: string): string {
+    return `datasets/${dataset.slice('accounts/'.length)}/${filename}`;
+  }
+
+  private async requireState(ctx: RequestContext, dataset: string, state: 'UPLOADING' | 'READY'): Promise<JsonObject> {
+    const found = await this.datasets.resources.getStored(ctx, dataset);
+    if (found.data.state !== state) {
+      throw failedPrecondition(`dataset ${dataset} is ${String(found.data.state)}; this needs it ${state}`, { reason: 'DATASET_STATE' });
+    }
+    return found.data;
+  }
+
+  async getUploadEndpoint(ctx: RequestContext, dataset: string, body: unknown): Promise<{ filenameToSignedUrls: Record<string, string> }> {
+    this.datasets.resources.authorizeName(ctx, dataset, 'update');
+    validateUploadRequest(body ?? {});
+    const requested = (body as { filenameToSize: Record<string, string | number> }).filenameToSize;
+    const names = Object.keys(requested);
+    if (names.length === 0 || names.length > 100) throw invalidArgument('filenameToSize must name 1 to 100 files', { field: 'filenameToSize' });
+    const files: Record<string, number> = {};
+    for (const name of names) {
+      if (!fileNamePattern.test(name)) throw invalidArgument(`file name "${name.slice(0, 80)}" must be 1–255 letters, digits, ".", "_" or "-"`, { field: 'filenameToSize' });
+      const size = Number(requested[name]);
+      if (size < 1 || size > this.maxFileBytes) throw invalidArgument(`file ${name}: size must be 1 to ${this.maxFileBytes} bytes`, { field: 'filenameToSize' });
+      files[name] = size;
+    }
+    await this.requireState(ctx, dataset, 'UPLOADING');
+    const previous = (await this.env.storage.kv.get(ctx, this.planKey(dataset))) as UploadPlan | undefined;
+    const plan: UploadPlan = { files: { ...(previous?.files ?? {}), ...files } };
+    await this.env.storage.kv.set(ctx, this.planKey(dataset), { files: plan.files });
+    return { filenameToSignedUrls: Object.fromEntries(names.map((n) => [n, this.signedUrl(dataset, n, 'PUT')])) };
+  }
+
+  /** Stores an uploaded file (signed PUT). Its size must be the announced one. */
+  async putFile(ctx: RequestContext, request: SignedFileRequest, bytes: Uint8Array, contentType: string): Promise<void> {
+    if (request.method !== 'PUT') throw permissionDenied('this URL is not an upload URL');
+    this.verify(request);
+    const plan = (await this.env.storage.kv.get(ctx, this.planKey(request.dataset))) as UploadPlan | undefined;
+    const size = plan?.files[request.filename];
+    if (size === undefined) throw notFound(`${request.dataset}/files/${request.filename}`);
+    if (bytes.byteLength !== size) throw invalidArgument(`file ${request.filename} has ${bytes.byteLength} bytes; ${size} were announced`);
+    await this.requireState(ctx, request.dataset, 'UPLOADING');
+    await this.env.storage.blobs.put(ctx, this.blobKey(request.dataset, request.filename), bytes, contentType);
+  }
+
+  /** Serves a file (signed GET). */
+  async getFile(ctx: RequestContext, request: SignedFileRequest): Promise<{ bytes: Uint8Array; contentType: string }> {
+    if (request.method !== 'GET') throw permissionDenied('this URL is not a download URL');
+    this.verify(request);
+    const blob = await this.env.storage.blobs.get(ctx, this.blobKey(request.dataset, request.filename));
+    if (!blob) throw notFound(`${request.dataset}/files/${request.filename}`);
+    return { bytes: blob.bytes, contentType: blob.contentType };
+  }
+
+  /**
+   * Checks the upload and marks the dataset READY with its exampleCount: every announced file must have
+   * arrived; `.jsonl` files must hold one JSON object per line, with `messages` (CHAT, RL) or `prompt`
+   * (COMPLETION). FAILED_PRECONDITION for missing files; INVALID_ARGUMENT naming file and line for bad rows.
+   */
+  async validateUpload(ctx: RequestContext, dataset: string, body: unknown): Promise<Record<string, never>> {
+    this.datasets.resources.authorizeName(ctx, dataset, 'update');
+    validateEmpty(body ?? {});
+    const data = await this.requireState(ctx, dataset, 'UPLOADING');
+    const plan = (await this.env.storage.kv.get(ctx, this.planKey(dataset))) as UploadPlan | undefined;
+    const files = Object.entries(plan?.files ?? {});
+    if (files.length === 0) throw failedPrecondition(`dataset ${dataset} has no announced files: call :getUploadEndpoint first`);
+    let examples = 0;
+    let characters = 0;
+    for (const [filename, size] of files) {
+      const blob = await this.env.storage.blobs.get(ctx, this.blobKey(dataset, filename));
+      if (!blob || blob.size !== size) throw failedPrecondition(`file ${filename} of dataset ${dataset} has not been uploaded`);
+      if (!filename.endsWith('.jsonl')) continue;
+      const counted = countJsonlExamples(filename, Buffer.from(blob.bytes).toString('utf8'), String(data.format ?? 'FORMAT_UNSPECIFIED'));
+      examples += counted.rows;
+      characters += counted.characters;
+    }
+    await this.datasets.markReady(ctx, dataset, { exampleCount: examples, estimatedTokenCount: Math.ceil(characters / 4) });
+    await this.env.storage.kv.delete(ctx, this.planKey(dataset));
+    return {};
+  }
+
+  async getDownloadEndpoint(ctx: RequestContext, dataset: string, body: unknown): Promise<{ filenameToSignedUrls: Record<string, string> }> {
+    this.datasets.resources.authorizeName(ctx, dataset, 'get');
+    validateEmpty(body ?? {});
+    await this.requireState(ctx, dataset, 'READY');
+    const prefix = this.blobKey(dataset, '');
+    const keys = await this.env.storage.blobs.list(ctx, prefix);
+    return { filenameToSignedUrls: Object.fromEntries(keys.map((k) => [k.slice(prefix.length), this.signedUrl(dataset, k.slice(prefix.length), 'GET')])) };
+  }
+}
+
+/** Rows of a JSONL file, checked against the dataset format. */
+export function countJsonlExamples(filename: string, text: string, format: string): { rows: number; characters: number } {
+  let rows = 0;
+  let characters = 0;
+  const lines = text.split('\n');
+  for (const [index, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line === '') continue;
+    let row: unknown;
+    try {
+      row = JSON.parse(line);
+    } catch {
+      throw invalidArgument(`${filename} line ${index + 1}: not valid JSON`);
+    }
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) throw invalidArgument(`${filename} line ${index + 1}: each line must be a JSON object`);
+    const record = row as Record<string, unknown>;
+    if ((format === 'CHAT' || format === 'RL') && !Array.isArray(record.messages)) {
+      throw invalidArgument(`${filename} line ${index + 1}: a ${format} dataset row needs a "messages" array`);
+    }
+    if (format === 'COMPLETION' && typeof record.prompt !== 'string') {
+      throw invalidArgument(`${filename} line ${index + 1}: a COMPLETION dataset row needs a "prompt" string`);
+    }
+    rows += 1;
+    characters += line.length;
+  }
+  return { rows, characters };
+}
