@@ -5,7 +5,7 @@ import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { postgresStorage, type SqlPool } from '@berth/plugin-storage-postgres';
 import { startChildServer, type ChildServer } from '../lib/child-server.js';
 import { printTable, runLoad } from '../lib/load.js';
-import { BENCH_ACCOUNT, BENCH_API_KEY, FILTER, ORDER_BY, PAGE_SIZE } from './deployment-bodies.js';
+import { BENCH_ACCOUNT, BENCH_API_KEY, BENCH_PAGE_TOKEN_SECRET, FILTER, ORDER_BY, PAGE_SIZE } from './deployment-bodies.js';
 import { seedPostgres } from './seed-postgres.js';
 
 /**
@@ -100,7 +100,7 @@ async function explainDeepPage(pool: pg.Pool, pageToken: string): Promise<string
     connect: () => pool.connect(),
     end: async () => undefined,
   };
-  const gateway = createGateway({ plugins: [postgresStorage({ pool: recording, schema }), apiKeyAuth()], config: { bootstrapAccountId: BENCH_ACCOUNT } });
+  const gateway = createGateway({ plugins: [postgresStorage({ pool: recording, schema }), apiKeyAuth()], config: { bootstrapAccountId: BENCH_ACCOUNT, pageTokenSecret: BENCH_PAGE_TOKEN_SECRET } });
   await gateway.start();
   try {
     recorded.length = 0;

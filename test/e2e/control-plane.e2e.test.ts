@@ -68,6 +68,12 @@ describe('spec endpoints 1–10 over HTTP', () => {
     expect(rft.status).toBe(200);
     const gotRft = await h.call('GET', `${v1}/reinforcementFineTuningJobs/rft1`);
     expect(gotRft.body).toMatchObject({ state: 'JOB_STATE_CREATING', chunkSize: 200, nodeCount: 1 });
+    const tracked = await h.call('POST', `${v1}/reinforcementFineTuningJobs?reinforcementFineTuningJobId=rft2`, {
+      body: { dataset: `accounts/${account}/datasets/chats`, evaluator: `accounts/${account}/evaluators/judge`, trackerConfig: { enabled: true, apiKey: 'tracker-secret-abcd' } },
+    });
+    expect(tracked.body.trackerConfig).toEqual({ enabled: true, apiKey: '****abcd' });
+    const listed = await h.call('GET', `${v1}/reinforcementFineTuningJobs`);
+    expect(JSON.stringify(listed.body)).not.toContain('tracker-secret');
 
     for (const id of ['b1', 'b2', 'b3']) {
       const job = await h.call('POST', `${v1}/batchInferenceJobs?batchInferenceJobId=${id}`, {

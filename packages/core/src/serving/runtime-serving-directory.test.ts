@@ -28,7 +28,7 @@ async function start(serving: ServingOptions = {}): Promise<ServingTestGateway> 
 
 async function deployReady(s: ServingTestGateway, id: string, body: JsonObject = {}): Promise<void> {
   await s.tg.services.deployments.create(ctx, account, { baseModel: baseName, ...body }, { deploymentId: id });
-  await waitFor(() => s.tg.services.deployments.get(ctx, nameOf(id)), (d) => d.state === 'READY' && (d.replicaStats as JsonObject).readyReplicaCount === (body.minReplicaCount ?? 1));
+  await waitFor(() => s.tg.services.deployments.get(ctx, nameOf(id)), (d) => d.state === 'READY' && (d.replicaStats as JsonObject).readyReplicaCount === Math.max(1, Number(body.minReplicaCount ?? 1)));
 }
 
 async function rejected(promise: Promise<unknown>, code: string): Promise<{ code: string; message: string }> {

@@ -27,6 +27,11 @@ export interface ResourceDefinition {
   readonly stateMachine?: StateMachine<string>;
   /** Fills defaults and enforces cross-field and reference rules on a new resource (mutates `data`). */
   prepareCreate?(ctx: RequestContext, data: JsonObject, env: ResourceEnvironment, options: CreateOptions): Promise<void> | void;
+  /**
+   * Shapes a stored body for callers, e.g. redacts write-only secrets. Applied to every answer of the
+   * resource's service (create, get, list, update, actions); storage keeps the full body.
+   */
+  present?(data: JsonObject): JsonObject;
   /** Enforces rules on the merged result of an update (mutates `next`). */
   prepareUpdate?(ctx: RequestContext, next: JsonObject, previous: JsonObject, env: ResourceEnvironment): Promise<void> | void;
 }

@@ -115,16 +115,16 @@ export class ResourceService {
     const ordered = this.ordered(record);
     if (options.validateOnly) {
       if (await this.env.storage.resources.get(ctx, name)) throw alreadyExists(name);
-      return ordered;
+      return this.present(ordered);
     }
     const stored = await this.env.storage.resources.create(ctx, name, ordered);
-    return stored.data;
+    return this.present(stored.data);
   }
 
   /** Stores a fully prepared record (used by services that build resources themselves). */
   async insert(ctx: RequestContext, record: JsonObject): Promise<JsonObject> {
     const stored = await this.env.storage.resources.create(ctx, String(record.name), this.ordered(record));
-    return stored.data;
+    return this.present(stored.data);
   }
 
   async getStored(ctx: RequestContext, name: string): Promise<StoredResource> {
@@ -137,12 +137,12 @@ export class ResourceService {
     this.authorizeName(ctx, name, 'get');
     const mask = parseFieldMask(readMask, this.topLevelFields);
     const found = await this.getStored(ctx, name);
-    return applyReadMask(found.data, mask);
+    return applyReadMask(this.present(found.data), mask);
   }
 
   /** Applies a read mask to data the caller already loaded. */
   mask(data: JsonObject, readMask?: string): JsonObject {
-    return applyReadMask(data, parseFieldMask(readMask, this.topLevelFields));
+    return applyReadMask(this.present(data), parseFieldMask(readMask, this.topLevelFields));
   }
 
   async list(ctx: RequestContext, accountId: string, params: ListParams, extras: ListExtras = {}): Promise<ListPage> {
@@ -180,7 +180,7 @@ export class ResourceService {
     });
     const last = result.items[result.items.length - 1];
     return {
-      items: result.items.map((item) => applyReadMask(item.data, mask)),
+      items: result.items.map((item) => applyReadMask(this.present(item.data), mask)),
       ...(result.hasMore && last ? { nextPageToken: prepared.nextPageToken(last.data) } : {}),
       totalSize: result.totalSize,
     };
@@ -235,7 +235,7 @@ export class ResourceService {
       next.updateTime = this.env.nowIso();
       try {
         const stored = await this.env.storage.resources.update(ctx, name, this.ordered(next), current.etag);
-        return stored.data;
+        return this.present(stored.data);
       } catch (error) {
         if (isGatewayError(error) && error.code === Code.ABORTED && attempt < maxUpdateAttempts) continue;
         throw error;
@@ -256,6 +256,11 @@ export class ResourceService {
       if (isGatewayError(error) && error.code === Code.NOT_FOUND) throw notFound(name);
       throw error;
     }
+  }
+
+  /** What callers see of a stored body (the definition's `present`, e.g. secrets redacted). */
+  present(data: JsonObject): JsonObject {
+    return this.definition.present ? this.definition.present(data) : data;
   }
 
   /** Orders keys as the schema declares them, so answers read the same every time. */

@@ -10,6 +10,7 @@ import { jobStateValues, type JobState } from '../common/schema-parts.js';
 import { GatewaySecrets } from '../common/secrets.js';
 import { canTransition } from '../common/state-machine.js';
 import { lossMethodValues } from './reinforcement-fine-tuning-job-schema.js';
+import { redactTrackerApiKey } from './reinforcement-fine-tuning-job-definition.js';
 import {
   reinforcementFineTuningJobResumableStates, reinforcementFineTuningJobStateMachine,
 } from './reinforcement-fine-tuning-job-state-machine.js';
@@ -284,5 +285,13 @@ describe('resume', () => {
   it('a cancelled job cannot be resumed', async () => {
     await jobs.cancel(ctx, name);
     await expect(jobs.resume(ctx, name)).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION });
+  });
+});
+
+describe('trackerConfig.apiKey is write-only', () => {
+  it('answers never carry the stored key', () => {
+    expect(redactTrackerApiKey({ trackerConfig: { enabled: true, apiKey: 'secret-tracker-key-1234' } })).toEqual({ trackerConfig: { enabled: true, apiKey: '****1234' } });
+    expect(redactTrackerApiKey({ trackerConfig: { apiKey: 'short' } })).toEqual({ trackerConfig: { apiKey: '****' } });
+    expect(redactTrackerApiKey({ name: 'x' })).toEqual({ name: 'x' });
   });
 });
