@@ -7,6 +7,7 @@ import { storageToken } from '../kernel/tokens.js';
 import type { JsonObject } from '../ports/json.js';
 import { simulatedProvisioner, type SimulatedProvisioner } from '../runtime/simulated-provisioner.js';
 import { systemContext } from '../kernel/request-context.js';
+import { ManualClock } from '../testing/test-gateway.js';
 import { servingIndexKey } from './deployment-reconciler.js';
 import { parseReplicaId } from './replica-naming.js';
 import { adminOf, baseModelBody, fastDelays, startServingGateway, waitFor, type ServingTestGateway } from './serving-test-kit.js';
@@ -187,6 +188,47 @@ describe('scale', () => {
     const down = await waitFor(() => getDeployment(g, 'd'), (d) => d.replicaCount === 1);
     expect(down).toMatchObject({ state: 'READY', desiredReplicaCount: 1 });
     expect((await g.provisioner.listReplicas(systemContext(), { deployment: nameOf('d') })).length).toBe(1);
+  });
+});
+
+describe('autoscaling', () => {
+  async function startWithClock(): Promise<{ g: ServingTestGateway; clock: ManualClock }> {
+    const clock = new ManualClock();
+    const g = await startServingGateway({ runtime: (p) => gpuxRuntime({ provisioner: p }), storage: memoryStorage(), clock, serving: { pollIntervalMs: 60_000 } });
+    open.push(g);
+    await withModel(g);
+    return { g, clock };
+  }
+
+  it('scales to zero after scaleToZeroWindow without requests; a request brings a replica back', async () => {
+    const { g, clock } = await startWithClock();
+    await deploy(g, 'd', { minReplicaCount: 0, maxReplicaCount: 2, autoscalingPolicy: { scaleToZeroWindow: '300s' } });
+    await untilState(g, 'd', 'READY');
+    clock.advance(299_000);
+    await g.reconciler.reconcileNow(nameOf('d'));
+    expect((await getDeployment(g, 'd')).desiredReplicaCount).toBe(1);
+    clock.advance(1_000);
+    await g.reconciler.reconcileNow(nameOf('d'));
+    const zero = await waitFor(() => getDeployment(g, 'd'), (d) => d.replicaCount === 0);
+    expect(zero).toMatchObject({ state: 'READY', desiredReplicaCount: 0 });
+    const lease = await g.directory.acquire(ctx, await g.directory.resolve(ctx, baseName));
+    expect((await getDeployment(g, 'd')).desiredReplicaCount).toBe(1);
+    lease.release();
+  });
+
+  it('scales up when concurrent requests stay above loadTargets.concurrent_requests for scaleUpWindow', async () => {
+    const { g, clock } = await startWithClock();
+    await deploy(g, 'd', { minReplicaCount: 1, maxReplicaCount: 3, autoscalingPolicy: { scaleUpWindow: '10s', loadTargets: { concurrent_requests: 1 } } });
+    await untilState(g, 'd', 'READY');
+    const target = await g.directory.resolve(ctx, baseName);
+    const leases = await Promise.all([1, 2, 3].map(() => g.directory.acquire(ctx, target)));
+    await g.reconciler.reconcileNow(nameOf('d'));
+    expect((await getDeployment(g, 'd')).desiredReplicaCount).toBe(1);
+    clock.advance(10_000);
+    await g.reconciler.reconcileNow(nameOf('d'));
+    expect((await getDeployment(g, 'd')).desiredReplicaCount).toBe(3);
+    await waitFor(() => getDeployment(g, 'd'), (d) => (d.replicaStats as JsonObject).readyReplicaCount === 3);
+    for (const lease of leases) lease.release();
   });
 });
 
