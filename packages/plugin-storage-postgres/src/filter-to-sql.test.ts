@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFilter, parseOrderBy, type CheckedFilter } from '@berth/core';
 import { contractDeclarations } from '@berth/core/testing';
-import { SqlParams, filterToSql, keysetToSql, orderByToSql, typedValue, wildcardToLike } from './filter-to-sql.js';
+import { SqlParams, descendingHeadRanges, filterToSql, keyColumn, keysetToSql, orderByToSql, typedValue, wildcardToLike } from './filter-to-sql.js';
 import { BASE_MODEL_KEY, CREATE_TIME_SORT_KEY, STATE_KEY } from './migrations.js';
 
 /** Every quoted string literal ('…') in generated SQL: only fixed fragments may appear. */
@@ -97,7 +97,28 @@ describe('orderBy and keyset', () => {
   it('bounds the first ascending term for the index', () => {
     const terms = parseOrderBy('', contractDeclarations, 'create_time');
     const sql = keysetToSql(terms, ['2024-01-01T00:00:00.000Z', 'accounts/a/models/m'], new SqlParams());
-    expect(sql.startsWith(`(${CREATE_TIME_SORT_KEY} >= $1::text AND `)).toBe(true);
+    expect(sql.startsWith(`(create_time_key >= $1::text AND `)).toBe(true);
+  });
+
+  it('splits a descending position into the range up to it and the nulls', () => {
+    const terms = parseOrderBy('create_time desc', contractDeclarations, '');
+    const params = new SqlParams();
+    const keyset = keysetToSql(terms, ['2024-01-01T00:00:00.000Z', 'accounts/a/models/m'], params);
+    const ranges = descendingHeadRanges(terms, ['2024-01-01T00:00:00.000Z', 'accounts/a/models/m'], params);
+    expect(keyset).toContain('$1::text');
+    expect(ranges).toEqual({ upTo: 'create_time_key <= $1::text', nulls: 'create_time_key IS NULL' });
+    expect(params.values).toEqual(['2024-01-01T00:00:00.000Z', 'accounts/a/models/m']);
+    expect(descendingHeadRanges(terms, [null, 'accounts/a/models/m'], new SqlParams())).toBeUndefined();
+    expect(descendingHeadRanges(parseOrderBy('create_time', contractDeclarations, ''), ['2024-01-01T00:00:00.000Z', 'x'], new SqlParams())).toBeUndefined();
+  });
+
+  it('names the generated key columns only for the types they hold', () => {
+    expect(keyColumn(['state'], 'enum')).toBe('state_key');
+    expect(keyColumn(['baseModel'], 'string')).toBe('base_model_key');
+    expect(keyColumn(['createTime'], 'timestamp')).toBe('create_time_key');
+    expect(keyColumn(['createTime'], 'string')).toBeUndefined();
+    expect(keyColumn(['labels', 'state'], 'string')).toBeUndefined();
+    expect(keyColumn(['state'], 'string', 'k')).toBeUndefined();
   });
 
   it('generates exactly the expressions the migrations index', () => {

@@ -46,6 +46,23 @@ const NORMALISED_TIMESTAMP = `'^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]
 const DURATION = `'^-?[0-9]{1,12}(\\.[0-9]{1,9})?s$'`;
 const INT64 = `'^-?[0-9]{1,40}$'`;
 
+/**
+ * Generated columns (migration 6) that store the typed value of the hottest fields, exactly as
+ * `typedValue` computes it. Naming the column instead of the expression lets PostgreSQL answer a
+ * count from an index alone (it never does an index-only scan over an expression index).
+ */
+const KEY_COLUMNS: ReadonlyArray<{ readonly field: string; readonly types: readonly FieldDeclaration['type'][]; readonly column: string }> = [
+  { field: 'state', types: ['string', 'enum'], column: 'state_key' },
+  { field: 'baseModel', types: ['string', 'enum'], column: 'base_model_key' },
+  { field: 'createTime', types: ['timestamp'], column: 'create_time_key' },
+];
+
+/** The generated column holding `typedValue` of a top-level field read as `type`, if there is one. */
+export function keyColumn(path: readonly string[], type: FieldDeclaration['type'], mapKey?: string): string | undefined {
+  if (path.length !== 1 || mapKey !== undefined) return undefined;
+  return KEY_COLUMNS.find((k) => k.field === path[0] && k.types.includes(type))?.column;
+}
+
 function isNameColumn(declaration: FieldDeclaration): boolean {
   return declaration.path.length === 1 && declaration.path[0] === 'name' && declaration.type === 'string';
 }
@@ -201,7 +218,7 @@ function hasToSql(filter: Extract<CheckedFilter, { kind: 'has' }>, params: SqlPa
       ` WHERE ${compareJson('element.value', '=', value, params)}))`
     );
   }
-  return compareJson(v, '=', value, params);
+  return compareJson(v, '=', value, params, keyColumn(declaration.path, typeForValue(value), field.mapKey));
 }
 
 function globalToSql(filter: Extract<CheckedFilter, { kind: 'global' }>, params: SqlParams): string {
@@ -237,7 +254,7 @@ export function filterToSql(filter: CheckedFilter, params: SqlParams): string {
       }
       const v = jsonPath(field.declaration.path, params, field.mapKey);
       if (value.type === 'null') return operator === '=' ? absent(v) : `(NOT ${absent(v)})`;
-      return compareJson(v, operator, value, params);
+      return compareJson(v, operator, value, params, keyColumn(field.declaration.path, typeForValue(value), field.mapKey));
     }
     case 'has':
       return hasToSql(filter, params);
@@ -249,7 +266,7 @@ export function filterToSql(filter: CheckedFilter, params: SqlParams): string {
 /** The SQL value a term orders by; NULL when absent (the smallest value). */
 export function sortExpression(term: OrderTerm, params: SqlParams): string {
   if (isNameColumn(term.declaration)) return 'name';
-  return typedValue(jsonPath(term.declaration.path, params), term.declaration.type);
+  return keyColumn(term.declaration.path, term.declaration.type) ?? typedValue(jsonPath(term.declaration.path, params), term.declaration.type);
 }
 
 /** `ORDER BY` items: ascending NULLS FIRST, descending NULLS LAST (null is the smallest value). */
@@ -300,4 +317,21 @@ export function keysetToSql(terms: readonly OrderTerm[], after: readonly JsonVal
   if (disjuncts.length === 0) return 'false';
   const condition = `COALESCE(${disjuncts.join(' OR ')}, false)`;
   return hint === undefined ? `(${condition})` : `(${hint} AND ${condition})`;
+}
+
+/**
+ * For a keyset position whose first term is descending with a non-null value: the two ranges that
+ * hold every row after the position, in order — values up to the position's (`upTo`), then the nulls
+ * (`nulls`; last under DESC NULLS LAST). `keysetToSql` must stay in the query; these only narrow it.
+ * PostgreSQL cannot start an index scan at the position from the `< a OR IS NULL` disjunction that
+ * keysetToSql needs, so without this a deep descending page reads every row before it; the adapter
+ * queries the two ranges one after the other instead. Call after keysetToSql (they share placeholders).
+ */
+export function descendingHeadRanges(terms: readonly OrderTerm[], after: readonly JsonValue[], params: SqlParams): { upTo: string; nulls: string | undefined } | undefined {
+  const first = terms[0];
+  if (first === undefined || !first.descending) return undefined;
+  const value = positionLiteral(first, after[0], params);
+  if (value === undefined) return undefined;
+  const expression = sortExpression(first, params);
+  return { upTo: `${expression} <= ${value}`, nulls: expression === 'name' ? undefined : `${expression} IS NULL` };
 }

@@ -119,6 +119,27 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX IF NOT EXISTS berth_kv_expires_idx ON ${s}.berth_kv (expires_at) WHERE expires_at IS NOT NULL`,
     ],
   },
+  {
+    version: 6,
+    name: 'resource key columns',
+    // Stored generated columns with the typed values of the hot list fields (the same expressions as
+    // the version-1 indexes), and composite indexes over them. Queries that name the columns get
+    // index-only counts and ordered, bounded scans for `state`/`baseModel` filters ordered by
+    // `createTime`. Additive: the previous release keeps using the version-1 expression indexes, which
+    // a later destructive migration may drop. Adding the columns rewrites the table once.
+    statements: (s) => [
+      `ALTER TABLE ${s}.berth_resources
+        ADD COLUMN IF NOT EXISTS state_key text COLLATE "C" GENERATED ALWAYS AS (${STATE_KEY}) STORED,
+        ADD COLUMN IF NOT EXISTS base_model_key text COLLATE "C" GENERATED ALWAYS AS (${BASE_MODEL_KEY}) STORED,
+        ADD COLUMN IF NOT EXISTS create_time_key text COLLATE "C" GENERATED ALWAYS AS (${CREATE_TIME_SORT_KEY}) STORED`,
+      `CREATE INDEX IF NOT EXISTS berth_resources_time_key_idx ON ${s}.berth_resources
+        (parent, collection, create_time_key NULLS FIRST, name NULLS FIRST)`,
+      `CREATE INDEX IF NOT EXISTS berth_resources_state_time_key_idx ON ${s}.berth_resources
+        (parent, collection, state_key, create_time_key NULLS FIRST, name NULLS FIRST)`,
+      `CREATE INDEX IF NOT EXISTS berth_resources_model_state_time_key_idx ON ${s}.berth_resources
+        (parent, collection, base_model_key, state_key, create_time_key NULLS FIRST, name NULLS FIRST)`,
+    ],
+  },
 ];
 
 export class MigrationError extends Error {

@@ -25,7 +25,7 @@ import {
   type StoredResource,
 } from '@berth/core';
 import { isRetryableConflict, mapDriverError } from './driver-errors.js';
-import { SqlParams, filterToSql, keysetToSql, orderByToSql } from './filter-to-sql.js';
+import { SqlParams, descendingHeadRanges, filterToSql, keysetToSql, orderByToSql } from './filter-to-sql.js';
 import { quoteSchema } from './migrations.js';
 import type { SqlExecutor, SqlPool, SqlResult } from './sql-client.js';
 
@@ -173,23 +173,46 @@ class PgResourceStore implements ResourceStore {
 
   async list(_ctx: RequestContext, query: ListQuery): Promise<ListResult> {
     const db = this.db();
-    const params = new SqlParams([query.parent, query.collection]);
-    const where = ['parent = $1', 'collection = $2'];
-    if (query.filter !== undefined) where.push(filterToSql(query.filter, params));
-    const countParams = [...params.values];
-    const countSql = `SELECT count(*)::text AS total FROM ${this.t.resources} WHERE ${where.join(' AND ')}`;
-    if (query.after !== undefined) where.push(keysetToSql(query.orderBy, query.after, params));
-    const order = query.orderBy.length === 0 ? 'name' : orderByToSql(query.orderBy, params);
     const pageSize = Math.max(0, Math.floor(query.pageSize));
-    const limit = params.add(String(pageSize + 1));
-    const { rows } = await run(
-      db,
-      // Selected columns get aliases unlike any column: ORDER BY would take a bare output name first.
-      `SELECT name, data::text AS data_text, version::text AS version_text FROM ${this.t.resources}
-       WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${limit}::integer`,
-      params.values,
-    );
-    const count = await run(db, countSql, countParams);
+    const base = (params: SqlParams): string[] => {
+      const where = ['parent = $1', 'collection = $2'];
+      if (query.filter !== undefined) where.push(filterToSql(query.filter, params));
+      return where;
+    };
+    /** One page query; `range` narrows it to one of the descending head ranges. */
+    const select = async (limit: number, range?: 'upTo' | 'nulls'): Promise<Record<string, unknown>[]> => {
+      const params = new SqlParams([query.parent, query.collection]);
+      const where = base(params);
+      if (query.after !== undefined) {
+        where.push(keysetToSql(query.orderBy, query.after, params));
+        const ranges = range === undefined ? undefined : descendingHeadRanges(query.orderBy, query.after, params);
+        const narrowing = range === undefined ? undefined : ranges?.[range];
+        if (narrowing !== undefined) where.push(narrowing);
+      }
+      const order = query.orderBy.length === 0 ? 'name' : orderByToSql(query.orderBy, params);
+      const placeholder = params.add(String(limit));
+      const { rows } = await run(
+        db,
+        // Selected columns get aliases unlike any column: ORDER BY would take a bare output name first.
+        `SELECT name, data::text AS data_text, version::text AS version_text FROM ${this.t.resources}
+         WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${placeholder}::integer`,
+        params.values,
+      );
+      return rows;
+    };
+    const countParams = new SqlParams([query.parent, query.collection]);
+    const countSql = `SELECT count(*)::text AS total FROM ${this.t.resources} WHERE ${base(countParams).join(' AND ')}`;
+    const ranges = query.after === undefined ? undefined : descendingHeadRanges(query.orderBy, query.after, new SqlParams());
+    const page = async (): Promise<Record<string, unknown>[]> => {
+      if (ranges === undefined) return select(pageSize + 1);
+      // A descending first term: read the index range up to the position, then the nulls (which sort
+      // last), each a bounded scan, instead of one scan from the top of the index.
+      const upTo = await select(pageSize + 1, 'upTo');
+      if (upTo.length > pageSize || ranges.nulls === undefined) return upTo;
+      return [...upTo, ...(await select(pageSize + 1 - upTo.length, 'nulls'))];
+    };
+    // The page and the count run side by side (on two pool connections; queued on a transaction's one).
+    const [rows, count] = await Promise.all([page(), run(db, countSql, countParams.values)]);
     const items = rows.slice(0, pageSize).map((row) => ({ name: text(row.name), data: parseJson(row.data_text) as JsonObject, etag: text(row.version_text) }));
     return { items, totalSize: Number(count.rows[0]?.total ?? 0), hasMore: rows.length > pageSize };
   }

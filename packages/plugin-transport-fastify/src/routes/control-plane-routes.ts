@@ -1,5 +1,5 @@
 import {
-  compileValidator, createDatasetRequestSchema, datasetSchema, deploymentSchema, deploymentShapeSchema, modelSchema, userSchema,
+  compileValidator, createDatasetRequestSchema, datasetSchema, deployedModelSchema, deploymentSchema, deploymentShapeSchema, modelSchema, userSchema,
   batchInferenceJobSchema, reinforcementFineTuningJobSchema, nonNegativeInt32Schema,
   type CoreServices, type JsonSchema,
 } from '@berth/core';
@@ -110,6 +110,27 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
         return services.deployments.undelete(r.ctx, deploymentName(r.params));
       },
     },
+    ...resourceRoutes({
+      tag: 'Deployed models', collection: 'deployedModels', singular: 'deployedModel', snakeSingular: 'deployed_model',
+      schema: deployedModelSchema,
+      createQuery: [
+        idParam('deployedModelId'),
+        { name: 'validateOnly', type: 'boolean', description: 'Validate and answer the deployed model without creating it.' },
+      ],
+      operations: {
+        create: (ctx, accountId, r) => {
+          const id = queryString(r.query, 'deployedModelId');
+          return services.deployedModels.create(ctx, accountId, r.body ?? {}, {
+            ...(id !== undefined ? { deployedModelId: id } : {}),
+            validateOnly: queryFlag(r.query, 'validateOnly'),
+          });
+        },
+        get: (ctx, name, mask) => services.deployedModels.get(ctx, name, mask),
+        list: (ctx, accountId, params) => services.deployedModels.list(ctx, accountId, params),
+        update: (ctx, name, body, mask) => services.deployedModels.update(ctx, name, body, mask),
+        delete: (ctx, name) => services.deployedModels.delete(ctx, name),
+      },
+    }),
     ...resourceRoutes({
       tag: 'Batch inference jobs', collection: 'batchInferenceJobs', singular: 'batchInferenceJob', snakeSingular: 'batch_inference_job',
       schema: batchInferenceJobSchema, createQuery: [idParam('batchInferenceJobId')],

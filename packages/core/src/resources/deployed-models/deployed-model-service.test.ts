@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../../../plugin-storage-memory/src/index.js';
-import { createTestGateway, principalContext, type TestGateway } from '../../testing/test-gateway.js';
+import { ManualClock, createTestGateway, principalContext, type TestGateway } from '../../testing/test-gateway.js';
 import type { JsonObject } from '../../ports/json.js';
 import { deployedModelStateFor } from './deployed-model-rules.js';
 
@@ -15,7 +15,10 @@ const record = (id: string) => `accounts/${account}/deployedModels/${id}`;
 let tg: TestGateway;
 
 beforeEach(async () => {
-  tg = await createTestGateway({ plugins: [memoryStorage()] });
+  const clock = new ManualClock();
+  // Every storage write gets a later time, so creation order is unambiguous.
+  const ticking = { now: () => (clock.advance(1000), clock.now()) };
+  tg = await createTestGateway({ plugins: [memoryStorage()], clock: ticking });
   const models = tg.services.models;
   await models.create(ctx, account, { kind: 'HUB_BASE_MODEL', baseModelDetails: { parameterCount: '8000000000' } }, 'base');
   await models.create(ctx, account, { kind: 'HUB_BASE_MODEL', baseModelDetails: {} }, 'other');
@@ -110,7 +113,7 @@ describe('list, update, delete', () => {
   it('lists with filters on model, deployment and state', async () => {
     await deploy({ model: addon, deployment: deployment('with-addons') }, 'lora');
     const all = await tg.services.deployedModels.list(ctx, account, {});
-    expect(all.items.map((r) => r.name).sort()).toEqual([record('lora'), record('plain'), record('with-addons')]);
+    expect(all.items.map((r) => r.name)).toEqual([record('with-addons'), record('plain'), record('lora')]);
     const onPlain = await tg.services.deployedModels.list(ctx, account, { filter: `deployment = "${deployment('plain')}"` });
     expect(onPlain.items.map((r) => r.name)).toEqual([record('plain')]);
     expect((await tg.services.deployedModels.list(ctx, account, { filter: `model = "${addon}" AND state = DEPLOYING` })).totalSize).toBe(1);
