@@ -5,9 +5,10 @@ import { serveGateway } from '@berth/plugin-transport-fastify';
 
 /**
  * Benchmark target (c): the full gateway (memory storage, API-key auth) serving inference through a
- * ServingDirectory. The serving layer (deployment reconciler over simulated replicas) has not landed in
- * core yet, so this binds a minimal directory: one model, one deployment, one replica = the engine,
- * with least-outstanding bookkeeping like a real one (a counter per lease, released once).
+ * ServingDirectory. It binds a minimal directory (one model, one deployment, one replica = the engine
+ * child, a counter per lease released once) instead of core's serving layer: that layer's simulated
+ * provisioner starts its reference engines inside the gateway's own process, which would put the
+ * engine's CPU into the gateway's numbers; and it was still being written when this benchmark was.
  */
 const engineUrl = process.argv[2];
 if (!engineUrl) throw new Error('usage: gateway-server.ts <engine url>');
@@ -47,7 +48,7 @@ const gateway = createGateway({
 });
 await gateway.start();
 const server = await serveGateway(gateway, { host: '127.0.0.1', port: 0 });
-console.log(JSON.stringify({ url: server.url, apiKey, model, directory: 'minimal directory bound to one engine (serving layer not in core yet)' }));
+console.log(JSON.stringify({ url: server.url, apiKey, model, directory: 'minimal directory bound to the engine child (not core RuntimeServingDirectory)' }));
 process.on('SIGTERM', () => {
   if (outstanding !== 0) console.error(`gateway bench: ${outstanding} leases still outstanding at exit`);
   void server.close().then(() => gateway.stop()).then(() => process.exit(0));

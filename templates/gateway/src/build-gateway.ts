@@ -1,15 +1,19 @@
 import { consoleLogger, createGateway, type Gateway, type GatewayPlugin } from '@berth/core';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
+import { gpuxRuntime } from '@berth/plugin-runtime-gpux';
+import { gpuyRuntime } from '@berth/plugin-runtime-gpuy';
 import type { TemplateSettings } from './gateway-config.js';
 import { selectStorage } from './select-storage.js';
 
 /**
- * Storage (memory, or PostgreSQL when `DATABASE_URL` is set: see select-storage.ts) and API keys.
+ * Storage (memory, or PostgreSQL when `DATABASE_URL` is set: see select-storage.ts), API keys, and both
+ * accelerator runtimes on their simulated provisioners: deployments get replicas that are reference-engine
+ * servers on loopback ports, so the whole lifecycle and inference work on a laptop without accelerators.
  * `storage` lets a host swap the storage plugin without touching the rest.
  */
 export function buildGateway(settings: TemplateSettings, storage: GatewayPlugin = selectStorage(settings)): Gateway {
   return createGateway({
-    plugins: [storage, apiKeyAuth()],
+    plugins: [storage, apiKeyAuth(), gpuxRuntime(), gpuyRuntime()],
     config: {
       bootstrapAccountId: settings.accountId,
       ...(settings.apiKey ? { bootstrapApiKey: settings.apiKey } : {}),

@@ -8,3 +8,4 @@ export * from './deletion-guard.js';
 export * from './deployment-reconciler.js';
 export * from './runtime-serving-directory.js';
 export * from './serving-bindings.js';
+export * from './reconciler-leadership.js';

@@ -9,6 +9,8 @@ import { RuntimeServingDirectory } from './runtime-serving-directory.js';
 import { servingDirectoryToken } from './serving-directory.js';
 import { ServingLoad } from './serving-load.js';
 import { resolveServingOptions, servingOptionsToken } from './serving-options.js';
+import { ReconcilerLeadership } from './reconciler-leadership.js';
+import { randomIdGenerator } from '../ports/id-generator.js';
 
 export const servingLoadToken = createToken<ServingLoad>('ServingLoad');
 export const deploymentReconcilerToken = createToken<DeploymentReconciler>('DeploymentReconciler');
@@ -22,6 +24,7 @@ export const deploymentReconcilerToken = createToken<DeploymentReconciler>('Depl
 export function registerServing(binder: Binder, hooks: LifecycleHook[]): void {
   let reconciler: DeploymentReconciler | undefined;
   let directory: RuntimeServingDirectory | undefined;
+  let leadership: ReconcilerLeadership | undefined;
   binder.bindValue(servingOptionsToken, {});
   binder.bindFactory(servingLoadToken, (r) => new ServingLoad(r.resolve(clockToken)));
   binder.bindFactory(deploymentReconcilerToken, (r) => {
@@ -57,11 +60,24 @@ export function registerServing(binder: Binder, hooks: LifecycleHook[]): void {
     id: 'serving',
     async start({ resolver }) {
       if (resolver.resolveAll(acceleratorRuntimesToken).length === 0) return;
-      await resolver.resolve(deploymentReconcilerToken).start();
+      const options = resolveServingOptions(resolver.resolve(servingOptionsToken));
+      const logger = resolver.resolve(loggerToken);
+      // One reconciler per store: the instance holding the lease runs it (see ReconcilerLeadership).
+      leadership = new ReconcilerLeadership(resolver.resolve(storageToken), logger, {
+        leaseMs: options.leaderLeaseMs,
+        instanceId: `gateway-${randomIdGenerator.resourceId().slice(0, 12)}`,
+      });
+      await leadership.start({
+        acquired: () => resolver.resolve(deploymentReconcilerToken).start(),
+        lost: async () => {
+          await reconciler?.stop();
+        },
+      });
     },
     async stop() {
       directory?.close();
       await reconciler?.stop();
+      await leadership?.stop();
     },
   });
 }

@@ -24,6 +24,11 @@ export interface ServingOptions {
   readonly recentTrafficWindowMs?: number;
   /** Concurrent requests per replica the autoscaler aims for when loadTargets names none. Default 8. */
   readonly defaultConcurrentRequestsTarget?: number;
+  /**
+   * Lease of the reconciler leadership: with several instances on one store, one runs the reconciler and
+   * another takes over within about 1⅓ of this after it dies. Default 15 s.
+   */
+  readonly leaderLeaseMs?: number;
 }
 
 export type ResolvedServingOptions = Required<ServingOptions>;
@@ -38,6 +43,7 @@ export const defaultServingOptions: ResolvedServingOptions = {
   maxWaitMs: 60_000,
   recentTrafficWindowMs: 5 * 60_000,
   defaultConcurrentRequestsTarget: 8,
+  leaderLeaseMs: 15_000,
 };
 
 /** Serving tunables; core binds `{}` (the defaults). Override with {@link servingOptions}. */
