@@ -6,7 +6,9 @@ import {
   compareSortKeys,
   evaluateFilter,
   notFound,
+  readPath,
   sortKeyOf,
+  type CheckedFilter,
   type BlobObject,
   type BlobStore,
   type ClaimedJob,
@@ -73,7 +75,76 @@ class MemoryState {
   /** `parent\u0000collection` → names: a list reads only its own collection. */
   private readonly collections = new Map<string, Set<string>>();
 
+  /**
+   * Equality indexes, built on first use per collection and field path: value → names. A list whose
+   * filter is (or ANDs) `field = "literal"` on a string or enum field visits only those names.
+   */
+  private readonly equalityIndexes = new Map<string, Map<string, Map<string, Set<string>>>>();
+
+  private indexedValue(record: ResourceRecord, path: string): string | undefined {
+    const value = readPath(listingView(record), path.split('.'));
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  private addToEqualityIndexes(record: ResourceRecord): void {
+    const byPath = this.equalityIndexes.get(`${record.parent}\u0000${record.collection}`);
+    if (!byPath) return;
+    for (const [path, byValue] of byPath) {
+      const value = this.indexedValue(record, path);
+      if (value === undefined) continue;
+      let names = byValue.get(value);
+      if (!names) {
+        names = new Set();
+        byValue.set(value, names);
+      }
+      names.add(record.name);
+    }
+  }
+
+  private removeFromEqualityIndexes(record: ResourceRecord): void {
+    const byPath = this.equalityIndexes.get(`${record.parent}\u0000${record.collection}`);
+    if (!byPath) return;
+    for (const [path, byValue] of byPath) {
+      const value = this.indexedValue(record, path);
+      if (value !== undefined) byValue.get(value)?.delete(record.name);
+    }
+  }
+
+  /** Names in the collection whose `path` holds exactly `value` (builds the index on first use). */
+  namesWhere(parent: string, collection: string, path: string, value: string): Iterable<string> {
+    const key = `${parent}\u0000${collection}`;
+    let byPath = this.equalityIndexes.get(key);
+    if (!byPath) {
+      byPath = new Map();
+      this.equalityIndexes.set(key, byPath);
+    }
+    let byValue = byPath.get(path);
+    if (!byValue) {
+      byValue = new Map();
+      byPath.set(path, byValue);
+      for (const name of this.namesIn(parent, collection)) {
+        const record = this.resources.get(name);
+        const v = record ? this.indexedValue(record, path) : undefined;
+        if (record === undefined || v === undefined) continue;
+        let names = byValue.get(v);
+        if (!names) {
+          names = new Set();
+          byValue.set(v, names);
+        }
+        names.add(name);
+      }
+    }
+    return byValue.get(value) ?? [];
+  }
+
+  /** Keeps the equality indexes right when a record's body changes. */
+  replaced(previous: ResourceRecord, next: ResourceRecord): void {
+    this.removeFromEqualityIndexes(previous);
+    this.addToEqualityIndexes(next);
+  }
+
   index(record: ResourceRecord): void {
+    this.addToEqualityIndexes(record);
     const key = `${record.parent}\u0000${record.collection}`;
     let names = this.collections.get(key);
     if (names === undefined) {
@@ -84,6 +155,7 @@ class MemoryState {
   }
 
   unindex(record: ResourceRecord): void {
+    this.removeFromEqualityIndexes(record);
     this.collections.get(`${record.parent}\u0000${record.collection}`)?.delete(record.name);
   }
 
@@ -136,6 +208,47 @@ function toStored(record: ResourceRecord): StoredResource {
   return { name: record.name, data: record.data, etag: String(record.version) };
 }
 
+/**
+ * Sort keys memoized per stored body: bodies are frozen, so a key computed once stays right. Keyed by
+ * the order's field paths and directions, so different orders of one collection do not collide.
+ */
+const sortKeyCache = new WeakMap<JsonObject, Map<string, JsonValue[]>>();
+function orderSignature(orderBy: ListQuery['orderBy']): string {
+  return orderBy.map((t) => `${t.declaration.path.join('.')}:${t.declaration.type}`).join(',');
+}
+function cachedSortKey(data: JsonObject, orderBy: ListQuery['orderBy'], signature: string): JsonValue[] {
+  if (!Object.isFrozen(data)) return sortKeyOf(data, orderBy);
+  let perOrder = sortKeyCache.get(data);
+  if (perOrder === undefined) {
+    perOrder = new Map();
+    sortKeyCache.set(data, perOrder);
+  }
+  let key = perOrder.get(signature);
+  if (key === undefined) {
+    key = sortKeyOf(data, orderBy);
+    perOrder.set(signature, key);
+  }
+  return key;
+}
+
+/**
+ * A `field = "literal"` clause the filter requires (top level, or one operand of a top-level AND) on a
+ * string or enum field: the list can start from the equality index. The whole filter still runs on
+ * every candidate.
+ */
+function indexableEquality(filter: CheckedFilter): { path: string; value: string } | undefined {
+  const clauses = filter.kind === 'and' ? filter.operands : [filter];
+  for (const clause of clauses) {
+    if (clause.kind !== 'compare' || clause.operator !== '=' || clause.field.mapKey !== undefined) continue;
+    const { declaration } = clause.field;
+    if (declaration.repeated || (declaration.type !== 'string' && declaration.type !== 'enum')) continue;
+    const value = clause.value;
+    if (value.type === 'string' && !value.wildcard) return { path: declaration.path.join('.'), value: value.value };
+    if (value.type === 'enum') return { path: declaration.path.join('.'), value: value.value };
+  }
+  return undefined;
+}
+
 /** The body that filters and sort keys see: `name` is always the stored name (the unique tiebreaker). */
 function listingView(record: ResourceRecord): JsonObject {
   if (record.data.name === record.name) return record.data;
@@ -178,7 +291,11 @@ class MemoryResourceStore implements ResourceStore {
       if (String(previous.version) !== expectedEtag) throw aborted(`${name} was changed concurrently (etag mismatch)`, { reason: 'ETAG_MISMATCH' });
       const record: ResourceRecord = { ...previous, data: freezeCopy(data), version: ++this.state.version };
       resources.set(name, record);
-      undo?.push(() => resources.set(name, previous));
+      this.state.replaced(previous, record);
+      undo?.push(() => {
+        resources.set(name, previous);
+        this.state.replaced(record, previous);
+      });
       return toStored(record);
     });
   }
@@ -202,12 +319,17 @@ class MemoryResourceStore implements ResourceStore {
 
   async list(_ctx: RequestContext, query: ListQuery): Promise<ListResult> {
     const matching: { record: ResourceRecord; key: JsonValue[] }[] = [];
-    for (const name of this.state.namesIn(query.parent, query.collection)) {
+    const signature = orderSignature(query.orderBy);
+    const equality = query.filter ? indexableEquality(query.filter) : undefined;
+    const candidates = equality
+      ? this.state.namesWhere(query.parent, query.collection, equality.path, equality.value)
+      : this.state.namesIn(query.parent, query.collection);
+    for (const name of candidates) {
       const record = this.state.resources.get(name);
       if (record === undefined) continue;
       const view = listingView(record);
       if (query.filter !== undefined && !evaluateFilter(query.filter, view)) continue;
-      matching.push({ record, key: sortKeyOf(view, query.orderBy) });
+      matching.push({ record, key: cachedSortKey(view, query.orderBy, signature) });
     }
     matching.sort((a, b) => compareSortKeys(a.key, b.key, query.orderBy));
     const after = query.after;

@@ -13,4 +13,4 @@ export { encodePageToken, decodePageToken } from './page-token.js';
 export { parseFieldMask, applyReadMask, applyUpdateMask } from './field-mask.js';
 export { prepareListRequest, type ListRequestInput, type ListRequestOptions, type PreparedList } from './list-request.js';
 export { resolveField, nameDeclaration, type ResolvedField } from './field-names.js';
-export { parseTimestamp, parseDuration, canonicalInt64, wildcardMatch, type NormalisedTimestamp } from './values.js';
+export { parseTimestamp, parseDuration, canonicalInt64, wildcardMatch, readPath, type NormalisedTimestamp } from './values.js';

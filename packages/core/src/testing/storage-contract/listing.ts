@@ -289,5 +289,35 @@ export function listingTests(storage: StorageGetter): void {
         expect(short.totalSize).toBe(12);
       });
     });
+
+    describe('filters after writes', () => {
+      it('sees updates, deletes and rolled-back updates in equality and other filters', async () => {
+        const parent2 = `accounts/${uid('acct')}`;
+        const names = ['a', 'b', 'c'].map((id) => `${parent2}/${collection}/${id}`);
+        for (const name of names) await storage().resources.create(ctx, name, { name, state: 'READY', baseModel: 'm1' });
+        const orderBy = parseOrderBy('', contractDeclarations, DEFAULT_ORDER);
+        const listed = async (text: string) =>
+          (await storage().resources.list(ctx, { parent: parent2, collection, orderBy, pageSize: 50, filter: parseFilter(text, contractDeclarations)! })).items.map((i) => i.name);
+        expect(await listed('state = READY')).toEqual(names);
+        expect(await listed('baseModel = "m1" AND state = READY')).toEqual(names);
+        const b = (await storage().resources.get(ctx, names[1]!))!;
+        await storage().resources.update(ctx, names[1]!, { name: names[1]!, state: 'FAILED', baseModel: 'm2' }, b.etag);
+        expect(await listed('state = READY')).toEqual([names[0], names[2]]);
+        expect(await listed('state = FAILED')).toEqual([names[1]]);
+        expect(await listed('baseModel = "m2" AND state = FAILED')).toEqual([names[1]]);
+        expect(await listed('baseModel = "m1"')).toEqual([names[0], names[2]]);
+        await storage().resources.delete(ctx, names[0]!);
+        expect(await listed('state = READY')).toEqual([names[2]]);
+        const c = (await storage().resources.get(ctx, names[2]!))!;
+        await expect(
+          storage().transaction(ctx, async (tx) => {
+            await tx.resources.update(ctx, names[2]!, { name: names[2]!, state: 'CREATING', baseModel: 'm1' }, c.etag);
+            throw new Error('roll back');
+          }),
+        ).rejects.toThrow('roll back');
+        expect(await listed('state = READY')).toEqual([names[2]]);
+        expect(await listed('state = CREATING')).toEqual([]);
+      });
+    });
   });
 }
