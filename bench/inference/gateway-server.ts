@@ -50,6 +50,12 @@ await gateway.start();
 const server = await serveGateway(gateway, { host: '127.0.0.1', port: 0 });
 console.log(JSON.stringify({ url: server.url, apiKey, model, directory: 'minimal directory bound to the engine child (not core RuntimeServingDirectory)' }));
 process.on('SIGTERM', () => {
-  if (outstanding !== 0) console.error(`gateway bench: ${outstanding} leases still outstanding at exit`);
-  void server.close().then(() => gateway.stop()).then(() => process.exit(0));
+  // Close first: it waits for requests in flight, so only leases that were never released remain.
+  void server
+    .close()
+    .then(() => {
+      if (outstanding !== 0) console.error(`gateway bench: ${outstanding} leases never released (a leak)`);
+      return gateway.stop();
+    })
+    .then(() => process.exit(0));
 });
