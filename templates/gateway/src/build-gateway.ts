@@ -1,4 +1,4 @@
-import { consoleLogger, createGateway, type Gateway, type GatewayPlugin } from '@berth/core';
+import { consoleLogger, createGateway, queueWorkers, type Gateway, type GatewayPlugin } from '@berth/core';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { gpuxRuntime } from '@berth/plugin-runtime-gpux';
 import { gpuyRuntime } from '@berth/plugin-runtime-gpuy';
@@ -13,7 +13,8 @@ import { selectStorage } from './select-storage.js';
  */
 export function buildGateway(settings: TemplateSettings, storage: GatewayPlugin = selectStorage(settings)): Gateway {
   return createGateway({
-    plugins: [storage, apiKeyAuth(), gpuxRuntime(), gpuyRuntime()],
+    // queueWorkers right after storage: it stops before storage closes (plugins stop in reverse order).
+    plugins: [storage, queueWorkers(), apiKeyAuth(), gpuxRuntime(), gpuyRuntime()],
     config: {
       bootstrapAccountId: settings.accountId,
       ...(settings.apiKey ? { bootstrapApiKey: settings.apiKey } : {}),

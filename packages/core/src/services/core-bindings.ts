@@ -1,4 +1,6 @@
 import { setCoreRegistrar } from '../kernel/gateway.js';
+import { queueHandlersToken } from '../workers/queue-handler.js';
+import { deploymentPurgeHandler } from '../resources/deployments/deployment-purge.js';
 import { clockToken, configToken, idGeneratorToken, loggerToken, storageToken } from '../kernel/tokens.js';
 import { systemContext } from '../kernel/request-context.js';
 import { ResourceEnvironment } from '../resources/common/resource-environment.js';
@@ -26,6 +28,8 @@ import {
 } from './core-services.js';
 
 setCoreRegistrar((binder, hooks) => {
+  // Core's own durable work; run by a queue worker pool when the host installs `queueWorkers()`.
+  binder.contribute(queueHandlersToken, deploymentPurgeHandler);
   binder.bindFactory(resourceEnvironmentToken, (r) => new ResourceEnvironment(r.resolve(storageToken), r.resolve(clockToken), r.resolve(idGeneratorToken)));
   binder.bindFactory(gatewaySecretsToken, (r) => new GatewaySecrets(r.resolve(configToken).pageTokenSecret));
   // With runtime plugins installed, sizing and hardware checks come from the runtimes.

@@ -25,4 +25,5 @@ export const deploymentFields: FieldDeclarations = {
   'autoscalingPolicy.scaleToZeroWindow': { path: ['autoscalingPolicy', 'scaleToZeroWindow'], type: 'duration' },
   expireTime: { path: ['expireTime'], type: 'timestamp' },
   deleteTime: { path: ['deleteTime'], type: 'timestamp' },
+  purgeTime: { path: ['purgeTime'], type: 'timestamp' },
 };

@@ -499,3 +499,42 @@ describe('list', () => {
     await rejected(deployments.list(principalContext('other', 'admin'), account, {}), 'PERMISSION_DENIED');
   });
 });
+
+describe('purge of soft-deleted deployments', () => {
+  it('is gone for every read after purgeTime, and :undelete no longer works', async () => {
+    await create('old');
+    await create('young');
+    await deployments.delete(ctx, nameOf('old'));
+    clock.advance(softDeleteRetentionMs / 2);
+    await deployments.delete(ctx, nameOf('young'));
+    clock.advance(softDeleteRetentionMs / 2 + 1000);
+    await rejected(deployments.get(ctx, nameOf('old')), 'NOT_FOUND');
+    expect((await deployments.get(ctx, nameOf('young'))).state).toBe('DELETED');
+    const listed = await deployments.list(ctx, account, { showDeleted: true });
+    expect(listed.items.map((d) => d.name)).toEqual([nameOf('young')]);
+    await rejected(deployments.undelete(ctx, nameOf('old')), 'NOT_FOUND');
+    expect((await deployments.undelete(ctx, nameOf('young'))).state).toBe('CREATING');
+  });
+
+  it('enqueues a purge job due at purgeTime whose handler removes only a still-expired deployment', async () => {
+    const { deploymentPurgeHandler, deploymentPurgeQueue } = await import('./deployment-purge.js');
+    await create('gone');
+    await create('back');
+    await deployments.delete(ctx, nameOf('gone'));
+    await deployments.delete(ctx, nameOf('back'));
+    await deployments.undelete(ctx, nameOf('back'));
+    clock.advance(softDeleteRetentionMs + 1000);
+    const storage = tg.gateway.resolve(storageToken);
+    const run = async (name: string) => {
+      const job = { id: 'j', queue: deploymentPurgeQueue, payload: { name }, state: 'leased' as const, attempt: 1, maxAttempts: 5, runAt: '', leaseExpiresAt: '', workerId: 'w' };
+      const jobCtx = { requestId: 'purge', signal: new AbortController().signal, workerId: 'w', resolver: tg.gateway, storage, logger: tg.gateway.logger, commit: async () => { throw new Error('unused'); } };
+      return storage.transaction(jobCtx, (tx) => deploymentPurgeHandler.handle(jobCtx, job, tx));
+    };
+    expect(await run(nameOf('gone'))).toEqual({ purged: true });
+    expect(await storage.resources.get(ctx, nameOf('gone'))).toBeUndefined();
+    expect(await run(nameOf('back'))).toEqual({ purged: false });
+    expect(await storage.resources.get(ctx, nameOf('back'))).toBeDefined();
+    const queued = await storage.queue.claim(ctx, deploymentPurgeQueue, 'w', 1000);
+    expect(queued?.payload).toMatchObject({ name: expect.stringMatching(/\/deployments\/(gone|back)$/) });
+  });
+});

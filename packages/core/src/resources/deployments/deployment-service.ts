@@ -9,6 +9,7 @@ import { assertTransition } from '../common/state-machine.js';
 import { deploymentDefinition } from './deployment-definition.js';
 import type { DeploymentState } from './deployment-schema.js';
 import { deploymentStateMachine } from './deployment-state-machine.js';
+import { isPurged, purgeJobFor } from './deployment-purge.js';
 
 export interface DeploymentCreateOptions {
   readonly deploymentId?: string;
@@ -93,15 +94,29 @@ export class DeploymentService {
     return created;
   }
 
-  /** Soft-deleted deployments are still readable by name (AIP-164). */
-  get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
-    return this.resources.get(ctx, name, readMask);
+  /**
+   * A soft-deleted deployment past its purgeTime is gone: NOT_FOUND, and its record is removed now if the
+   * purge worker has not removed it yet.
+   */
+  private async assertNotPurged(ctx: RequestContext, name: string, data: JsonObject): Promise<void> {
+    if (!isPurged(data, this.env.clock.now().getTime())) return;
+    await this.resources.remove(ctx, name).catch(() => undefined);
+    throw notFound(name);
+  }
+
+  /** Soft-deleted deployments are still readable by name (AIP-164) until purged. */
+  async get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
+    this.resources.authorizeName(ctx, name, 'get');
+    const stored = await this.resources.getStored(ctx, name);
+    await this.assertNotPurged(ctx, name, stored.data);
+    return this.resources.mask(stored.data, readMask);
   }
 
   list(ctx: RequestContext, accountId: string, params: DeploymentListParams): Promise<ListPage> {
     const showDeleted = params.showDeleted === true;
+    const notPurged = `(state != DELETED OR purge_time > ${JSON.stringify(this.env.clock.now().toISOString())})`;
     return this.resources.list(ctx, accountId, params, {
-      ...(showDeleted ? {} : { extraFilter: 'state != DELETED' }),
+      extraFilter: showDeleted ? notPurged : 'state != DELETED',
       boundParams: { showDeleted: String(showDeleted) },
     });
   }
@@ -121,6 +136,7 @@ export class DeploymentService {
   async delete(ctx: RequestContext, name: string, options: DeploymentDeleteOptions = {}): Promise<void> {
     this.resources.authorizeName(ctx, name, 'delete');
     const current = await this.resources.getStored(ctx, name);
+    await this.assertNotPurged(ctx, name, current.data);
     const state = current.data.state as DeploymentState;
     if (state !== 'DELETED' && state !== 'DELETING') await this.guard?.check(ctx, current.data, options);
     if (options.hard) {
@@ -144,12 +160,15 @@ export class DeploymentService {
         purgeTime: new Date(now.getTime() + softDeleteRetentionMs).toISOString(),
       };
     });
+    // The purge worker removes it at purgeTime; reads treat it as gone from then on either way.
+    await this.env.storage.queue.enqueue(ctx, purgeJobFor(name, String(deleted.purgeTime)));
     await this.notify(ctx, { kind: 'deleted', name, deployment: deleted });
   }
 
   /** Restores a soft-deleted deployment (DELETED → CREATING); FAILED_PRECONDITION for any other state. */
   async undelete(ctx: RequestContext, name: string): Promise<JsonObject> {
     this.resources.authorizeName(ctx, name, 'action');
+    await this.assertNotPurged(ctx, name, (await this.resources.getStored(ctx, name)).data);
     const restored = await this.resources.mutate(ctx, name, (previous) => {
       assertTransition(deploymentStateMachine, previous.state as DeploymentState, 'CREATING');
       const { deleteTime: _d, purgeTime: _p, ...rest } = previous;

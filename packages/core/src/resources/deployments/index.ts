@@ -4,3 +4,4 @@ export * from './deployment-state-machine.js';
 export * from './deployment-rules.js';
 export * from './deployment-definition.js';
 export * from './deployment-service.js';
+export * from './deployment-purge.js';
