@@ -110,4 +110,22 @@ describe('deployment lifecycle over HTTP (simulated GPUX_H100_80GB)', () => {
     expect(restored.status).toBe(200);
     await waitForState('idle', 'READY');
   });
+
+  it('holds a request to a deployment scaled to zero while a replica starts, then answers it', async () => {
+    expect((await h.call('POST', `${v1}/deployments?deploymentId=cold`, { body: { baseModel: modelName, acceleratorType: 'GPUX_A100_80GB', minReplicaCount: 0, maxReplicaCount: 1 } })).status).toBe(200);
+    await waitForState('cold', 'READY');
+    expect((await h.call('PATCH', `${v1}/deployments/cold:scale`, { body: { replicaCount: 0 } })).status).toBe(200);
+    const until = Date.now() + 10_000;
+    for (;;) {
+      const r = await h.call('GET', `${v1}/deployments/cold`);
+      if (r.body.replicaCount === 0) break;
+      if (Date.now() > until) throw new Error(`replicaCount stayed ${String(r.body.replicaCount)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const client = new OpenAI({ apiKey: adminKey, baseURL: `${h.url}/inference/v1`, maxRetries: 0 });
+    const answer = await client.chat.completions.create({ model: `${modelName}#accounts/${account}/deployments/cold`, messages: [{ role: 'user', content: 'wake up' }], max_tokens: 4 });
+    expect(answer.choices[0]?.message.content?.length).toBeGreaterThan(0);
+    // It was at zero replicas when the request came: the request waited for a replica instead of failing.
+    expect((await h.call('GET', `${v1}/deployments/cold`)).body.replicaCount).toBe(1);
+  });
 });
