@@ -219,6 +219,12 @@ describe('errors and limits over HTTP', () => {
     }
     const badId = await h.call('POST', `${v1}/deployments?deploymentId=Not_Valid`, { body: { baseModel: `accounts/${account}/models/llama-8b` } });
     expect(badId.status).toBe(400);
+    // Without runtime plugins only the specification's accelerator types are accepted.
+    const vendor = await h.call('POST', `${v1}/deployments?deploymentId=acme`, { body: { baseModel: `accounts/${account}/models/llama-8b`, acceleratorType: 'ACME_Z1_64GB' } });
+    expect(vendor.status).toBe(400);
+    expect(vendor.body.message).toContain('ACME_Z1_64GB');
+    const lower = await h.call('POST', `${v1}/deployments?deploymentId=acme`, { body: { baseModel: `accounts/${account}/models/llama-8b`, acceleratorType: 'gpux_h100' } });
+    expect(lower.status).toBe(400);
   });
 
   it('echoes and generates request ids', async () => {

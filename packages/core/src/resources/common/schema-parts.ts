@@ -30,7 +30,16 @@ export const acceleratorTypeValues = [
   'GPUX_A100_40GB', 'GPUX_L4_24GB', 'GPUX_H200_141GB', 'GPUX_B200_180GB', 'GPUY_MI325X_256GB', 'GPUY_MI350X_288GB',
 ] as const;
 export type AcceleratorType = (typeof acceleratorTypeValues)[number];
-export const acceleratorTypeSchema = { type: 'string', enum: acceleratorTypeValues } as const;
+/**
+ * An accelerator type: one of the spec's (`acceleratorTypeValues`) or one that an installed runtime
+ * plugin declares (third-party vendors). Which ones are usable is checked against the installed
+ * runtimes; without any runtime plugin only the spec's types are accepted.
+ */
+export const acceleratorTypeSchema = {
+  type: 'string',
+  pattern: '^[A-Z][A-Z0-9_]{0,62}$',
+  description: `One of ${acceleratorTypeValues.join(', ')}, or a type declared by an installed runtime plugin.`,
+} as const;
 
 export const regionValues = [
   'REGION_UNSPECIFIED', 'US_IOWA_1', 'US_VIRGINIA_1', 'US_VIRGINIA_2', 'US_ILLINOIS_1', 'AP_TOKYO_1', 'EU_LONDON_1',

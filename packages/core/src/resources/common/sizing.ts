@@ -1,6 +1,8 @@
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { BaseModelFacts } from './placement-defaults.js';
+import { invalidArgument } from '../../errors/index.js';
+import { acceleratorTypeValues } from './schema-parts.js';
 
 /**
  * Sizing and hardware checks for deployments and shapes. Runtime plugins provide the real one (memory
@@ -17,7 +19,13 @@ export interface ServingAdvisor {
   validate(ctx: RequestContext, data: JsonObject, facts: BaseModelFacts): void;
 }
 
+/** Without runtime plugins: no sizing, and only the specification's accelerator types. */
 export const permissiveServingAdvisor: ServingAdvisor = {
   minimumAcceleratorCount: () => undefined,
-  validate: () => {},
+  validate: (_ctx, data) => {
+    const type = data.acceleratorType;
+    if (typeof type === 'string' && !(acceleratorTypeValues as readonly string[]).includes(type)) {
+      throw invalidArgument(`acceleratorType ${type} is not one of ${acceleratorTypeValues.slice(1).join(', ')}; install a runtime plugin that serves it`, { field: 'acceleratorType' });
+    }
+  },
 };

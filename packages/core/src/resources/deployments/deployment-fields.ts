@@ -1,6 +1,6 @@
 import type { FieldDeclarations } from '../../listing/fields.js';
 import { commonFields } from '../common/fields.js';
-import { acceleratorTypeValues, precisionValues, regionValues } from '../common/schema-parts.js';
+import { precisionValues, regionValues } from '../common/schema-parts.js';
 import { deploymentStateValues, multiRegionValues } from './deployment-schema.js';
 
 export const deploymentFields: FieldDeclarations = {
@@ -9,7 +9,8 @@ export const deploymentFields: FieldDeclarations = {
   state: { path: ['state'], type: 'enum', enumValues: deploymentStateValues },
   baseModel: { path: ['baseModel'], type: 'string' },
   deploymentShape: { path: ['deploymentShape'], type: 'string' },
-  acceleratorType: { path: ['acceleratorType'], type: 'enum', enumValues: acceleratorTypeValues },
+  // A string, not an enum: runtime plugins may declare types beyond the specification's.
+  acceleratorType: { path: ['acceleratorType'], type: 'string' },
   acceleratorCount: { path: ['acceleratorCount'], type: 'int' },
   precision: { path: ['precision'], type: 'enum', enumValues: precisionValues },
   minReplicaCount: { path: ['minReplicaCount'], type: 'int' },

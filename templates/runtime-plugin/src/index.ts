@@ -1,0 +1,2 @@
+export * from './acme-catalogue.js';
+export * from './acme-runtime.js';
