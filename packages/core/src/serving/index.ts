@@ -9,3 +9,4 @@ export * from './deployment-reconciler.js';
 export * from './runtime-serving-directory.js';
 export * from './serving-bindings.js';
 export * from './reconciler-leadership.js';
+export * from './serving-change-feed.js';

@@ -10,6 +10,7 @@ import { servingDirectoryToken } from './serving-directory.js';
 import { ServingLoad } from './serving-load.js';
 import { resolveServingOptions, servingOptionsToken } from './serving-options.js';
 import { ReconcilerLeadership } from './reconciler-leadership.js';
+import { ServingChangeConsumer, publishServingChanges } from './serving-change-feed.js';
 import { randomIdGenerator } from '../ports/id-generator.js';
 
 export const servingLoadToken = createToken<ServingLoad>('ServingLoad');
@@ -25,6 +26,8 @@ export function registerServing(binder: Binder, hooks: LifecycleHook[]): void {
   let reconciler: DeploymentReconciler | undefined;
   let directory: RuntimeServingDirectory | undefined;
   let leadership: ReconcilerLeadership | undefined;
+  let changeFeed: ServingChangeConsumer | undefined;
+  let stopPublishing: (() => void) | undefined;
   binder.bindValue(servingOptionsToken, {});
   binder.bindFactory(servingLoadToken, (r) => new ServingLoad(r.resolve(clockToken)));
   binder.bindFactory(deploymentReconcilerToken, (r) => {
@@ -67,15 +70,26 @@ export function registerServing(binder: Binder, hooks: LifecycleHook[]): void {
         leaseMs: options.leaderLeaseMs,
         instanceId: `gateway-${randomIdGenerator.resourceId().slice(0, 12)}`,
       });
+      const storage = resolver.resolve(storageToken);
+      // Changes made through any instance reach the leader through the outbox.
+      stopPublishing = publishServingChanges(resolver.resolve(coreServicesToken), storage.outbox, logger);
       await leadership.start({
-        acquired: () => resolver.resolve(deploymentReconcilerToken).start(),
+        acquired: async () => {
+          const leader = resolver.resolve(deploymentReconcilerToken);
+          await leader.start();
+          changeFeed = new ServingChangeConsumer(storage.outbox, (name) => leader.reconcileSoon(name), logger);
+          changeFeed.start(options.pollIntervalMs);
+        },
         lost: async () => {
+          await changeFeed?.stop();
           await reconciler?.stop();
         },
       });
     },
     async stop() {
+      stopPublishing?.();
       directory?.close();
+      await changeFeed?.stop();
       await reconciler?.stop();
       await leadership?.stop();
     },
