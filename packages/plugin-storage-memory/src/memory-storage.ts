@@ -514,6 +514,21 @@ class MemoryOutbox implements Outbox {
     return out;
   }
 
+  prune(_ctx: RequestContext, createdBefore: Date): Promise<number> {
+    return this.scope.write((undo) => {
+      const cutoff = createdBefore.getTime();
+      const removed = this.state.events.filter((event) => Date.parse(event.createTime) < cutoff);
+      if (removed.length === 0) return 0;
+      const kept = this.state.events.filter((event) => Date.parse(event.createTime) >= cutoff);
+      this.state.events.splice(0, this.state.events.length, ...kept);
+      undo?.push(() => {
+        this.state.events.push(...removed);
+        this.state.events.sort((a, b) => a.sequence - b.sequence);
+      });
+      return removed.length;
+    });
+  }
+
   ack(_ctx: RequestContext, consumer: string, sequence: number): Promise<void> {
     return this.scope.write((undo) => {
       const { positions } = this.state;

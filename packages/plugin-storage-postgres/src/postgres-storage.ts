@@ -412,6 +412,15 @@ class PgOutbox implements Outbox {
     return rows.map((row) => ({ sequence: Number(row.sequence_text), topic: text(row.topic), payload: parseJson(row.payload), createTime: iso(row.create_time) }));
   }
 
+  async prune(_ctx: RequestContext, createdBefore: Date): Promise<number> {
+    const { rows } = await run(
+      this.db(),
+      `WITH removed AS (DELETE FROM ${this.t.outbox} WHERE create_time < $1::timestamptz RETURNING 1) SELECT count(*)::int AS n FROM removed`,
+      [createdBefore.toISOString()],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async ack(_ctx: RequestContext, consumer: string, sequence: number): Promise<void> {
     await run(
       this.db(),

@@ -146,6 +146,11 @@ export interface Outbox {
   poll(ctx: RequestContext, consumer: string, limit: number): Promise<OutboxEvent[]>;
   /** Moves the consumer's position to `sequence` (never backwards). */
   ack(ctx: RequestContext, consumer: string, sequence: number): Promise<void>;
+  /**
+   * Removes events created before `createdBefore` (retention), whether or not consumers read them, and
+   * returns how many. Sequences of later events are unchanged.
+   */
+  prune(ctx: RequestContext, createdBefore: Date): Promise<number>;
 }
 
 /** Small values with optional expiry: idempotency records, rate-limit counters, settings. */

@@ -34,11 +34,18 @@ export function publishServingChanges(services: Pick<CoreServices, 'deployments'
 export class ServingChangeConsumer {
   private timer: ReturnType<typeof setInterval> | undefined;
   private running: Promise<void> = Promise.resolve();
+  private nextPruneMs = 0;
 
+  /**
+   * @param retentionMs the leader also removes outbox events older than this (default 7 days), checking
+   *   at most once an hour, so the feed does not grow without bound.
+   */
   constructor(
     private readonly outbox: Outbox,
     private readonly reconcileSoon: (deployment: string) => void,
     private readonly logger: GatewayLogger,
+    private readonly retentionMs = 7 * 24 * 3600_000,
+    private readonly now: () => number = Date.now,
   ) {}
 
   start(intervalMs: number): void {
@@ -57,6 +64,11 @@ export class ServingChangeConsumer {
 
   private async drain(): Promise<void> {
     const ctx = systemContext('serving-changes');
+    if (this.now() >= this.nextPruneMs) {
+      this.nextPruneMs = this.now() + 3600_000;
+      const removed = await this.outbox.prune(ctx, new Date(this.now() - this.retentionMs));
+      if (removed > 0) this.logger.debug({ removed }, 'pruned old outbox events');
+    }
     for (;;) {
       const events = await this.outbox.poll(ctx, servingChangesConsumer, 200);
       if (events.length === 0) return;

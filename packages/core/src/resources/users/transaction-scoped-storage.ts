@@ -38,6 +38,7 @@ export class TransactionScopedStorage implements Storage {
       publish: (ctx, topic, payload) => scope().outbox.publish(ctx, topic, payload),
       poll: (ctx, consumer, limit) => scope().outbox.poll(ctx, consumer, limit),
       ack: (ctx, consumer, sequence) => scope().outbox.ack(ctx, consumer, sequence),
+      prune: (ctx, createdBefore) => scope().outbox.prune(ctx, createdBefore),
     };
   }
 

@@ -58,6 +58,22 @@ export function blobTests(storage: StorageGetter): void {
 /** Outbox: ordering, per-consumer positions, acks that never move backwards. */
 export function outboxTests(storage: StorageGetter): void {
   describe('outbox', () => {
+    it('prunes events created before a time and keeps later ones with their sequences', async () => {
+      const consumer = uid('c');
+      await drain(storage().outbox, consumer);
+      const topic = uid('topic');
+      await storage().outbox.publish(ctx, topic, { old: 1 });
+      await storage().outbox.publish(ctx, topic, { old: 2 });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const cutoff = new Date();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await storage().outbox.publish(ctx, topic, { young: 1 });
+      expect(await storage().outbox.prune(ctx, cutoff)).toBeGreaterThanOrEqual(2);
+      const left = (await storage().outbox.poll(ctx, consumer, 1000)).filter((e) => e.topic === topic);
+      expect(left.map((e) => e.payload)).toEqual([{ young: 1 }]);
+      expect(await storage().outbox.prune(ctx, cutoff)).toBe(0);
+    });
+
     it('delivers events oldest first and moves each consumer separately', async () => {
       const a = uid('c');
       const b = uid('c');
