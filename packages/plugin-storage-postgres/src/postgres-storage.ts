@@ -433,11 +433,40 @@ class PgOutbox implements Outbox {
 
 const LIVE = `(expires_at IS NULL OR expires_at > clock_timestamp())`;
 
+/** Every this many writes with a ttl, expired rows are swept (bounded), so the table does not keep them forever. */
+const KV_SWEEP_EVERY = 256;
+const KV_SWEEP_BATCH = 1000;
+
 class PgKeyValueStore implements KeyValueStore {
+  private writesWithTtl = 0;
+
   constructor(
     private readonly t: Tables,
     private readonly db: ExecutorSource,
   ) {}
+
+  /**
+   * Deletes up to KV_SWEEP_BATCH expired rows (reads already ignore them) and returns how many. Runs by
+   * itself every KV_SWEEP_EVERY writes that carry a ttl; uses the partial index on expires_at.
+   */
+  async sweepExpired(): Promise<number> {
+    const { rows } = await run(
+      this.db(),
+      `WITH removed AS (
+         DELETE FROM ${this.t.kv} WHERE key IN (
+           SELECT key FROM ${this.t.kv} WHERE expires_at IS NOT NULL AND expires_at <= clock_timestamp() LIMIT ${KV_SWEEP_BATCH}
+         ) RETURNING 1)
+       SELECT count(*)::int AS n FROM removed`,
+      [],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  private async afterTtlWrite(ttlMs: number | undefined): Promise<void> {
+    if (ttlMs === undefined) return;
+    this.writesWithTtl += 1;
+    if (this.writesWithTtl % KV_SWEEP_EVERY === 0) await this.sweepExpired().catch(() => undefined);
+  }
 
   async get(_ctx: RequestContext, key: string): Promise<JsonValue | undefined> {
     const { rows } = await run(this.db(), `SELECT value::text AS value FROM ${this.t.kv} WHERE key = $1 AND ${LIVE}`, [key]);
@@ -454,6 +483,7 @@ class PgKeyValueStore implements KeyValueStore {
        RETURNING 1 AS one`,
       [key, json(value), options?.ttlMs ?? null],
     );
+    await this.afterTtlWrite(options?.ttlMs);
     return rows.length > 0;
   }
 
@@ -476,6 +506,7 @@ class PgKeyValueStore implements KeyValueStore {
        RETURNING value::text AS value`,
       [key, String(by), ttlMs ?? null],
     );
+    await this.afterTtlWrite(ttlMs);
     return Number(parseJson(rows[0]?.value));
   }
 }
