@@ -9,6 +9,7 @@ import type { Authenticator } from '../../core/src/ports/authenticator.js';
 import type { Storage } from '../../core/src/ports/storage.js';
 import { apiKeyAuth, apiKeyServiceToken } from './api-key-auth.js';
 import { hashApiKey } from './api-key-format.js';
+import { expectRejected as rejected } from '@berth/core/testing';
 
 const account = 'acme';
 /** A caller `userId` with `role` in `accountId`. */
@@ -43,16 +44,6 @@ async function start(options: { cacheTtlMs?: number; bootstrapApiKey?: string } 
 afterEach(async () => {
   await tg.stop();
 });
-
-async function rejected(promise: Promise<unknown>, code: string): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toMatchObject({ code });
-    return error as { code: string; message: string };
-  }
-  throw new Error(`expected ${code}`);
-}
 
 describe('issuing keys', () => {
   beforeEach(() => start());

@@ -113,7 +113,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       done(error instanceof SyntaxError ? invalidArgument(`request body is not valid JSON: ${error.message}`, { reason: 'INVALID_JSON' }) : (error as Error), undefined);
     }
   });
-  // Bodies in other media types are refused by the error handler (415 → INVALID_ARGUMENT); images add their own parsers.
+  // Any other media type is refused with 400 INVALID_ARGUMENT (the signed file routes accept bytes in their own context).
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => {
     done(invalidArgument('Content-Type must be application/json', { reason: 'UNSUPPORTED_MEDIA_TYPE' }), undefined);
   });
@@ -167,7 +167,16 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
         const principal = await authenticate(request, { requestId: request.id });
         const ctx = requestContext(request, reply, principal);
         const query = parseQuery(request.query as Record<string, unknown>, spec.query ?? []);
-        const result = await spec.handle({ ctx, params, query, body: request.body, baseUrl: `${request.protocol}://${request.host}` });
+        const result = await spec.handle({
+          ctx,
+          params,
+          query,
+          body: request.body,
+          // Read only by routes that answer URLs (dataset files): not built on every request.
+          get baseUrl() {
+            return `${request.protocol}://${request.host}`;
+          },
+        });
         return reply.header('x-request-id', request.id).send(result);
       },
     });
@@ -177,7 +186,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const inferenceDocs = gateway.isBound(servingDirectoryToken) ? inferenceRouteSpecs() : [];
   if (inferenceDocs.length > 0) registerInferenceRoutes(app, { gateway, authenticate, logger, ...(options.inference ? { options: options.inference } : {}) });
 
-  void app.register(registerSignedFileRoutes, { files: gateway.resolve(coreServicesToken).datasetFiles, bodyLimit: options.bodyLimit ?? 256 * 1024 * 1024 });
+  void app.register(registerSignedFileRoutes, { files: gateway.resolve(coreServicesToken).datasetFiles });
 
   const openApi = buildOpenApiDocument([...routes, ...inferenceDocs]);
   app.get('/openapi.json', async () => openApi);

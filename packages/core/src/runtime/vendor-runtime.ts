@@ -109,3 +109,32 @@ export function vendorRuntimePlugin(pluginId: string, runtime: AcceleratorRuntim
     },
   });
 }
+
+/** A vendor runtime ready to publish: its runtime factory and its plugin factory. */
+export interface VendorRuntimePackage<O extends VendorRuntimeOptions> {
+  /** The runtime itself (for direct use and `describeRuntimeContract`). */
+  create(options?: O): AcceleratorRuntime;
+  /** The plugin a host installs (id `runtime-<id>`); it closes the provisioner it created on stop. */
+  plugin(options?: O): GatewayPlugin;
+}
+
+/**
+ * Everything a vendor plugin package needs from one definition: a vendor package is its catalogue plus
+ * `export const { create: createXRuntime, plugin: xRuntime } = defineVendorRuntime(...)`.
+ * @param defaultKubernetesApi builds the Kubernetes API from the options when the `kubernetes`
+ *   provisioner is chosen without `api`.
+ */
+export function defineVendorRuntime<O extends VendorRuntimeOptions = VendorRuntimeOptions>(
+  definition: VendorRuntimeDefinition,
+  defaultKubernetesApi?: (options: O) => KubernetesApi,
+): VendorRuntimePackage<O> {
+  const build = (options: O) =>
+    createVendorRuntime(definition, options, defaultKubernetesApi ? () => defaultKubernetesApi(options) : undefined);
+  return {
+    create: (options = {} as O) => build(options).runtime,
+    plugin: (options = {} as O) => {
+      const { runtime, ownsProvisioner } = build(options);
+      return vendorRuntimePlugin(`runtime-${definition.id}`, runtime, ownsProvisioner);
+    },
+  };
+}

@@ -3,9 +3,13 @@ import type { RequestContext } from '../kernel/request-context.js';
 import type { ApiKeyManager } from '../ports/api-keys.js';
 import type { GatewayLogger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
+import type { JsonObject } from '../ports/json.js';
+import { Code, isGatewayError } from '../errors/index.js';
 import type { CoreServices } from './core-services.js';
 
 export const bootstrapAdminId = 'admin';
+/** How long one start holds the bootstrap claim. */
+const bootstrapClaimMs = 60_000;
 
 /**
  * First start on an empty account: creates the admin user `accounts/{a}/users/admin` and its API key
@@ -21,15 +25,24 @@ export async function bootstrapAccount(
   logger: GatewayLogger,
 ): Promise<void> {
   const accountId = config.bootstrapAccountId;
-  const claimed = await storage.kv.set(ctx, `berth:bootstrap:${accountId}`, new Date().toISOString(), { ifAbsent: true });
+  // The claim expires, so a start that crashed half-way through bootstrap is retried by the next one.
+  const claimed = await storage.kv.set(ctx, `berth:bootstrap:${accountId}`, new Date().toISOString(), { ifAbsent: true, ttlMs: bootstrapClaimMs });
+  if (!claimed) return;
   const existing = await services.users.list(ctx, accountId, { pageSize: 1 });
-  if (!claimed || existing.totalSize > 0) return;
-  const admin = await services.users.create(
-    ctx,
-    accountId,
-    { role: 'admin', displayName: 'Administrator', email: `admin@${accountId}.local` },
-    bootstrapAdminId,
-  );
+  if (existing.totalSize > 0) return;
+  let admin: JsonObject;
+  try {
+    admin = await services.users.create(
+      ctx,
+      accountId,
+      { role: 'admin', displayName: 'Administrator', email: `admin@${accountId}.local` },
+      bootstrapAdminId,
+    );
+  } catch (error) {
+    // Another instance whose claim expired meanwhile created it: bootstrap is done.
+    if (isGatewayError(error) && error.code === Code.ALREADY_EXISTS) return;
+    throw error;
+  }
   if (!apiKeys) {
     logger.warn({ account: accountId }, 'no API key manager is installed: the bootstrap admin has no key');
     return;

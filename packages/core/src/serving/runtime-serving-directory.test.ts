@@ -7,6 +7,7 @@ import { createTestGateway, principalContext } from '../testing/test-gateway.js'
 import { servingDirectoryToken } from './serving-directory.js';
 import { adminOf, baseModelBody, startServingGateway, waitFor, type ServingTestGateway } from './serving-test-kit.js';
 import type { ServingOptions } from './serving-options.js';
+import { expectRejected as rejected } from '../testing/assertions.js';
 
 const account = 'acme';
 const ctx = adminOf(account);
@@ -29,16 +30,6 @@ async function start(serving: ServingOptions = {}): Promise<ServingTestGateway> 
 async function deployReady(s: ServingTestGateway, id: string, body: JsonObject = {}): Promise<void> {
   await s.tg.services.deployments.create(ctx, account, { baseModel: baseName, ...body }, { deploymentId: id });
   await waitFor(() => s.tg.services.deployments.get(ctx, nameOf(id)), (d) => d.state === 'READY' && (d.replicaStats as JsonObject).readyReplicaCount === Math.max(1, Number(body.minReplicaCount ?? 1)));
-}
-
-async function rejected(promise: Promise<unknown>, code: string): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toMatchObject({ code });
-    return error as { code: string; message: string };
-  }
-  throw new Error(`expected ${code}`);
 }
 
 describe('resolve', () => {

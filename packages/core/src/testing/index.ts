@@ -5,3 +5,4 @@
 export * from './storage-contract.js';
 export * from './test-gateway.js';
 export * from './runtime-contract.js';
+export * from './assertions.js';

@@ -39,7 +39,3 @@ export function setPath(data: JsonObject, path: readonly string[], value: JsonVa
   }
   current[path[path.length - 1]!] = value;
 }
-
-export function cloneJson<T extends JsonValue>(value: T): T {
-  return structuredClone(value);
-}

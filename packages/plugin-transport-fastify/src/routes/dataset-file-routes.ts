@@ -56,9 +56,10 @@ function signedRequest(params: FileParams, query: Record<string, unknown>, metho
  * The signed file URLs themselves: no bearer key, the signature is the credential. Registered in their
  * own encapsulated context, which accepts any body as bytes.
  */
-export async function registerSignedFileRoutes(app: FastifyInstance, options: { files: DatasetFileService; bodyLimit: number }): Promise<void> {
+export async function registerSignedFileRoutes(app: FastifyInstance, options: { files: DatasetFileService }): Promise<void> {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.bodyLimit }, (_req, body, done) => done(null, body));
+  // The largest file the dataset service accepts; it checks the announced size itself as well.
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.files.maxFileBytes }, (_req, body, done) => done(null, body));
   const path = '/v1/accounts/:account_id/datasets/:dataset_id/files/:filename';
   app.put(path, async (request, reply) => {
     const body = request.body;

@@ -1,6 +1,6 @@
-import { Code, GatewayError, alreadyExists, invalidArgument, isGatewayError, notFound } from '../../errors/index.js';
+import { Code, alreadyExists, invalidArgument, isGatewayError, notFound } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
-import { applyReadMask, applyUpdateMask, parseFieldMask, prepareListRequest } from '../../listing/index.js';
+import { applyReadMask, applyUpdateMask, parseFieldMask, parseFilter, prepareListRequest, type CheckedFilter } from '../../listing/index.js';
 import { assertValidId, formatResourceName, parseResourceName } from '../../names/resource-name.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { StoredResource } from '../../ports/storage.js';
@@ -36,13 +36,23 @@ export interface ListPage {
 
 /** Extra list behaviour a specific resource adds (e.g. deployments hide DELETED unless showDeleted). */
 export interface ListExtras {
-  /** An extra AIP-160 clause ANDed with the caller's filter. */
+  /** An extra AIP-160 clause ANDed with the caller's filter (parsed on its own, so caller errors keep their positions). */
   readonly extraFilter?: string;
   /** Parameters that must stay equal across pages (bound into the page token). */
   readonly boundParams?: Record<string, string | undefined>;
 }
 
 const maxUpdateAttempts = 4;
+
+/**
+ * The caller's filter AND a server-added clause, as one flat AND: storage sees the caller's top-level
+ * clauses directly (the memory store's equality index looks only there).
+ */
+function allOf(...filters: Array<CheckedFilter | undefined>): CheckedFilter | undefined {
+  const operands = filters.flatMap((f) => (f === undefined ? [] : f.kind === 'and' ? [...f.operands] : [f]));
+  if (operands.length <= 1) return operands[0];
+  return { kind: 'and', operands };
+}
 
 /**
  * A copy of `schema` without `required` lists (nested ones too; top-level too when `nested` is false).
@@ -149,12 +159,6 @@ export class ResourceService {
     assertValidId(accountId, 'account_id');
     authorize(ctx, `${this.definition.collection}.list`, { accountId });
     const mask = parseFieldMask(params.readMask, this.topLevelFields);
-    const userFilter = params.filter?.trim() ? params.filter : undefined;
-    const combined = extras.extraFilter
-      ? userFilter
-        ? `(${userFilter}) AND ${extras.extraFilter}`
-        : extras.extraFilter
-      : userFilter;
     const prepared = prepareListRequest(
       {
         filter: params.filter,
@@ -165,11 +169,7 @@ export class ResourceService {
       },
       { declarations: this.definition.fields, defaultOrder: this.definition.defaultOrder, secret: this.secrets.pageTokenSecret },
     );
-    // The extra clause is server-written; it is parsed separately so user filter errors keep their positions.
-    const filter = combined === userFilter ? prepared.filter : prepareListRequest(
-      { filter: combined, orderBy: params.orderBy },
-      { declarations: this.definition.fields, defaultOrder: this.definition.defaultOrder, secret: this.secrets.pageTokenSecret },
-    ).filter;
+    const filter = allOf(prepared.filter, extras.extraFilter ? parseFilter(extras.extraFilter, this.definition.fields) : undefined);
     const result = await this.env.storage.resources.list(ctx, {
       parent: `accounts/${accountId}`,
       collection: this.definition.collection,
@@ -270,8 +270,4 @@ export class ResourceService {
     for (const [key, value] of Object.entries(record)) if (!(key in out) && value !== undefined) out[key] = value;
     return out;
   }
-}
-
-export function isNotFound(error: unknown): boolean {
-  return error instanceof GatewayError && error.code === Code.NOT_FOUND;
 }

@@ -56,7 +56,8 @@ interface UploadPlan {
  * `datasets/{account}/{dataset}/`. URLs are relative; the transport prefixes the request's origin.
  */
 export class DatasetFileService {
-  private readonly maxFileBytes: number;
+  /** Largest file accepted, in bytes. */
+  readonly maxFileBytes: number;
   private readonly urlTtlMs: number;
 
   constructor(

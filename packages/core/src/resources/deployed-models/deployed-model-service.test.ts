@@ -3,6 +3,7 @@ import { memoryStorage } from '../../../../plugin-storage-memory/src/index.js';
 import { ManualClock, createTestGateway, principalContext, type TestGateway } from '../../testing/test-gateway.js';
 import type { JsonObject } from '../../ports/json.js';
 import { deployedModelStateFor } from './deployed-model-rules.js';
+import { expectRejected as rejected } from '../../testing/assertions.js';
 
 const account = 'acme';
 const ctx = principalContext(account, 'admin');
@@ -30,16 +31,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await tg.stop();
 });
-
-async function rejected(promise: Promise<unknown>, code: string): Promise<{ code: string; message: string; field?: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toMatchObject({ code });
-    return error as { code: string; message: string; field?: string };
-  }
-  throw new Error(`expected ${code}`);
-}
 
 const deploy = (body: JsonObject, id?: string) => tg.services.deployedModels.create(ctx, account, body, id === undefined ? {} : { deployedModelId: id });
 

@@ -4,6 +4,7 @@ import { createTestGateway, principalContext, type TestGateway } from '../../tes
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { DeploymentShapeService } from './deployment-shape-service.js';
+import { expectRejected as rejected } from '../../testing/assertions.js';
 
 const account = 'acme';
 const ctx: RequestContext = principalContext(account, 'admin');
@@ -33,16 +34,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await tg.stop();
 });
-
-async function rejected(promise: Promise<unknown>, code = 'INVALID_ARGUMENT'): Promise<{ code: string; message: string; field?: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toMatchObject({ code });
-    return error as { code: string; message: string; field?: string };
-  }
-  throw new Error(`expected ${code}`);
-}
 
 describe('deployment shape create', () => {
   it('copies modelType and parameterCount and fills serving defaults from the base model', async () => {

@@ -6,6 +6,7 @@ import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { DeploymentService } from './deployment-service.js';
 import { softDeleteRetentionMs } from './deployment-service.js';
+import { expectRejected as rejected } from '../../testing/assertions.js';
 
 const account = 'acme';
 const ctx: RequestContext = principalContext(account, 'admin');
@@ -37,16 +38,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await tg.stop();
 });
-
-async function rejected(promise: Promise<unknown>, code = 'INVALID_ARGUMENT'): Promise<{ code: string; message: string; field?: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toMatchObject({ code });
-    return error as { code: string; message: string; field?: string };
-  }
-  throw new Error(`expected ${code}`);
-}
 
 const create = (id: string, body: JsonObject = {}) => {
   clock.advance(1000);

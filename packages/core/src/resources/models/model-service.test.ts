@@ -5,6 +5,7 @@ import { storageToken } from '../../kernel/tokens.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { ModelService } from './model-service.js';
+import { expectRejected as rejected } from '../../testing/assertions.js';
 
 const account = 'acme';
 const ctx: RequestContext = principalContext(account, 'admin');
@@ -24,16 +25,6 @@ afterEach(async () => {
 
 const peft = (extra: JsonObject = {}): JsonObject => ({ baseModel: baseName, r: 8, targetModules: ['q_proj'], ...extra });
 const baseModel = (details: JsonObject = {}, extra: JsonObject = {}): JsonObject => ({ kind: 'HUB_BASE_MODEL', baseModelDetails: details, ...extra });
-
-async function rejected(promise: Promise<unknown>, code = 'INVALID_ARGUMENT'): Promise<{ code: string; message: string; field?: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toMatchObject({ code });
-    return error as { code: string; message: string; field?: string };
-  }
-  throw new Error(`expected ${code}`);
-}
 
 describe('kind', () => {
   it('defaults to HUB_PEFT_ADDON', async () => {
