@@ -1,60 +1,95 @@
 import { fileURLToPath } from 'node:url';
 import { startChildServer } from '../lib/child-server.js';
 import { printTable, runLoad, type LoadResult } from '../lib/load.js';
+import { pinToCpu } from '../lib/cpu-pinning.js';
 
 /**
  * bench/control-plane: GET model and a filtered list of deployments through the gateway (API-key auth
  * on, memory storage) against bare Fastify answering the same JSON, in one run with autocannon.
  * Target: the gateway reaches at least 70% of bare Fastify's requests per second on GET.
  */
-/** The round with the median requests per second. */
-function median(results: LoadResult[]): LoadResult {
-  const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+/** The median of some numbers (the upper middle one for an even count). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+/** The round whose requests per second is the median (its latencies are shown with it). */
+function medianRound(results: LoadResult[]): LoadResult {
+  const rps = median(results.map((r) => r.requestsPerSecond));
+  return results.find((r) => r.requestsPerSecond === rps)!;
+}
+
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+
+interface Operation {
+  readonly name: string;
+  readonly bareUrl: string;
+  readonly gatewayUrl: string;
+}
 
 export async function runControlPlaneBenchmark(): Promise<{ getRatio: number; rows: Array<Array<string | number>> }> {
   const gateway = await startChildServer(here('./gateway-server.ts'));
   const info = gateway.info as { apiKey: string; filter: string; model: unknown; busyModel: unknown; list: unknown };
   const bare = await startChildServer(here('./bare-fastify-server.ts'), [JSON.stringify(info.model), JSON.stringify(info.busyModel), JSON.stringify(info.list)]);
+  // The load generator (this process) on CPU 0, both servers on CPU 1: only one server is under load at a time.
+  const pinned = pinToCpu(process.pid, 0) && pinToCpu(gateway.pid, 1) && pinToCpu(bare.pid, 1);
   const auth = { authorization: `Bearer ${info.apiKey}` };
   const getPath = '/v1/accounts/bench/models/bench-model';
   const busyPath = '/v1/accounts/bench/models/busy-model';
   const listPath = `/v1/accounts/bench/deployments?filter=${encodeURIComponent(info.filter)}&pageSize=50`;
+  const operations: Operation[] = [
+    { name: 'GET model', bareUrl: `${bare.url}${getPath}`, gatewayUrl: `${gateway.url}${getPath}` },
+    { name: 'GET model with 100 deployedModelRefs', bareUrl: `${bare.url}${busyPath}`, gatewayUrl: `${gateway.url}${busyPath}` },
+    { name: 'list deployments (filtered)', bareUrl: `${bare.url}${listPath}`, gatewayUrl: `${gateway.url}${listPath}` },
+  ];
   try {
-    // Warm up both targets (JIT, connection setup) before measuring.
-    await runLoad({ url: `${gateway.url}${getPath}`, headers: auth, connections, seconds: 2 });
-    await runLoad({ url: `${bare.url}${getPath}`, connections, seconds: 2 });
-    // Rounds alternate bare and gateway so a load change on the machine hits both alike; medians are reported.
-    const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-    const targets: Array<[string, string, string, Record<string, string>]> = [
-      ['GET model', 'bare Fastify', `${bare.url}${getPath}`, {}],
-      ['GET model', 'gateway', `${gateway.url}${getPath}`, auth],
-      ['GET model with 100 deployedModelRefs', 'bare Fastify', `${bare.url}${busyPath}`, {}],
-      ['GET model with 100 deployedModelRefs', 'gateway', `${gateway.url}${busyPath}`, auth],
-      ['list deployments (filtered)', 'bare Fastify', `${bare.url}${listPath}`, {}],
-      ['list deployments (filtered)', 'gateway', `${gateway.url}${listPath}`, auth],
-    ];
-    const samples: LoadResult[][] = targets.map(() => []);
-    for (let round = 0; round < rounds; round += 1) {
-      for (const [index, [, , url, headers]] of targets.entries()) samples[index]!.push(await runLoad({ url, headers, connections, seconds }));
+    // Warm up both targets on every operation (JIT, connection setup) before measuring.
+    for (const op of operations) {
+      await runLoad({ url: op.gatewayUrl, headers: auth, connections, seconds: 2 });
+      await runLoad({ url: op.bareUrl, connections, seconds: 2 });
     }
-    const results: Array<[string, string, LoadResult]> = targets.map(([op, target], i) => [op, target, median(samples[i]!)]);
-    for (const [, target, r] of results) if (r.non2xx > 0 || r.errors > 0) throw new Error(`${target}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
-    const rps = (i: number) => results[i]![2].requestsPerSecond;
-    const rows = results.map(([op, target, r], i) => [
-      op, target, Math.round(r.requestsPerSecond), r.p50Ms, r.p99Ms,
-      i % 2 === 1 ? `${((100 * r.requestsPerSecond) / rps(i - 1)).toFixed(1)}%` : '100%',
-    ]);
-    console.log(`\ncontrol-plane benchmark: ${connections} connections, ${rounds} alternating rounds of ${seconds} s per target (median shown), Node ${process.version}\n`);
-    printTable(['operation', 'target', 'req/s', 'p50 ms', 'p99 ms', 'of bare'], rows);
-    const getRatio = rps(1) / rps(0);
+    // Paired rounds: each round measures bare and gateway back to back on the same operation (which one
+    // goes first alternates), so a change in the machine's speed — a shared 2-vCPU VM drifts by tens of
+    // percent over minutes — hits both sides of a pair alike. The ratio is the median of the per-round ratios.
+    const bareRuns: LoadResult[][] = operations.map(() => []);
+    const gatewayRuns: LoadResult[][] = operations.map(() => []);
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [index, op] of operations.entries()) {
+        const measureBare = async () => bareRuns[index]!.push(await runLoad({ url: op.bareUrl, connections, seconds }));
+        const measureGateway = async () => gatewayRuns[index]!.push(await runLoad({ url: op.gatewayUrl, headers: auth, connections, seconds }));
+        if (round % 2 === 0) {
+          await measureBare();
+          await measureGateway();
+        } else {
+          await measureGateway();
+          await measureBare();
+        }
+      }
+    }
+    for (const runs of [...bareRuns, ...gatewayRuns]) {
+      for (const r of runs) if (r.non2xx > 0 || r.errors > 0) throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors`);
+    }
+    const ratios = operations.map((_, i) => gatewayRuns[i]!.map((g, round) => g.requestsPerSecond / bareRuns[i]![round]!.requestsPerSecond));
+    const rows: Array<Array<string | number>> = [];
+    for (const [i, op] of operations.entries()) {
+      const b = medianRound(bareRuns[i]!);
+      const g = medianRound(gatewayRuns[i]!);
+      const r = ratios[i]!;
+      const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
+      rows.push([op.name, 'bare Fastify', Math.round(b.requestsPerSecond), b.p50Ms, b.p99Ms, '100%', '']);
+      rows.push([op.name, 'gateway', Math.round(g.requestsPerSecond), g.p50Ms, g.p99Ms, percent(median(r)), `${percent(Math.min(...r))}–${percent(Math.max(...r))}`]);
+    }
+    console.log(`\ncontrol-plane benchmark: ${connections} connections, ${rounds} paired rounds of ${seconds} s per target (medians shown), Node ${process.version}, ${pinned ? 'load generator on CPU 0 and servers on CPU 1' : 'not pinned to CPUs'}\n`);
+    printTable(['operation', 'target', 'req/s', 'p50 ms', 'p99 ms', 'of bare (median of rounds)', 'range over rounds'], rows);
+    const getRatio = median(ratios[0]!);
     console.log(`\nGET model: gateway at ${(100 * getRatio).toFixed(1)}% of bare Fastify (target ≥ 70%): ${getRatio >= 0.7 ? 'MET' : 'NOT MET'}`);
-    console.log(`GET model with 100 deployedModelRefs (no target; the gateway queries 100 records per call): ${((100 * rps(3)) / rps(2)).toFixed(1)}%`);
+    console.log(`per-round ratios on GET model: ${ratios[0]!.map((x) => `${(100 * x).toFixed(1)}%`).join(', ')}`);
+    console.log(`per-round req/s on GET model, bare: ${bareRuns[0]!.map((r) => Math.round(r.requestsPerSecond)).join(', ')}`);
+    console.log(`per-round req/s on GET model, gateway: ${gatewayRuns[0]!.map((r) => Math.round(r.requestsPerSecond)).join(', ')}`);
     return { getRatio, rows };
   } finally {
     await gateway.stop();

@@ -3,6 +3,8 @@ import { createInterface } from 'node:readline';
 
 export interface ChildServer {
   readonly url: string;
+  /** Process id of the server, e.g. to pin it to a CPU. */
+  readonly pid: number;
   readonly info: Record<string, unknown>;
   stop(): Promise<void>;
 }
@@ -31,6 +33,7 @@ export async function startChildServer(script: string, args: string[] = [], env:
   });
   return {
     url: String(info.url),
+    pid: child.pid!,
     info,
     stop: () =>
       new Promise<void>((resolve) => {

@@ -1,7 +1,7 @@
 import {
   authorize, compileValidator, gatewaySecretsToken, invalidArgument, notFound, parseOrderBy,
   parseResourceName, prepareListRequest, storageToken, clockToken, idGeneratorToken, Code, isGatewayError,
-  timestampSchema, displayNameSchema,
+  timestampSchema, displayNameSchema, clockMs,
   type ApiKeyInfo, type ApiKeyManager, type ApiKeyPage, type Authenticator, type Clock, type CreatedApiKey,
   type FieldDeclarations, type GatewaySecrets, type IdGenerator, type JsonObject, type Principal, type RequestContext,
   type Resolver, type Role, type Storage,
@@ -178,7 +178,7 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
 
   async authenticate(ctx: RequestContext, credential: string): Promise<Principal | undefined> {
     if (credential.length === 0 || credential.length > 512) return undefined;
-    const nowMs = this.clock.now().getTime();
+    const nowMs = clockMs(this.clock);
     // Keyed by the credential itself: a hit costs no hashing. The cache lives only in this process.
     const cached = this.cache.get(credential);
     if (cached && cached.until > nowMs) return cached.principal;

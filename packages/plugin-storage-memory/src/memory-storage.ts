@@ -213,8 +213,25 @@ function toStored(record: ResourceRecord): StoredResource {
  * the order's field paths and directions, so different orders of one collection do not collide.
  */
 const sortKeyCache = new WeakMap<JsonObject, Map<string, JsonValue[]>>();
+/** Signatures memoized per parsed order (services reuse their parsed default orders on every call). */
+const orderSignatures = new WeakMap<ListQuery['orderBy'], string>();
 function orderSignature(orderBy: ListQuery['orderBy']): string {
-  return orderBy.map((t) => `${t.declaration.path.join('.')}:${t.declaration.type}`).join(',');
+  let signature = orderSignatures.get(orderBy);
+  if (signature === undefined) {
+    signature = orderBy.map((t) => `${t.declaration.path.join('.')}:${t.declaration.type}`).join(',');
+    orderSignatures.set(orderBy, signature);
+  }
+  return signature;
+}
+/** Dotted paths memoized per field declaration (declarations are long-lived constants). */
+const dottedPaths = new WeakMap<object, string>();
+function dottedPath(declaration: { readonly path: readonly string[] }): string {
+  let path = dottedPaths.get(declaration);
+  if (path === undefined) {
+    path = declaration.path.join('.');
+    dottedPaths.set(declaration, path);
+  }
+  return path;
 }
 function cachedSortKey(data: JsonObject, orderBy: ListQuery['orderBy'], signature: string): JsonValue[] {
   if (!Object.isFrozen(data)) return sortKeyOf(data, orderBy);
@@ -243,8 +260,8 @@ function indexableEquality(filter: CheckedFilter): { path: string; value: string
     const { declaration } = clause.field;
     if (declaration.repeated || (declaration.type !== 'string' && declaration.type !== 'enum')) continue;
     const value = clause.value;
-    if (value.type === 'string' && !value.wildcard) return { path: declaration.path.join('.'), value: value.value };
-    if (value.type === 'enum') return { path: declaration.path.join('.'), value: value.value };
+    if (value.type === 'string' && !value.wildcard) return { path: dottedPath(declaration), value: value.value };
+    if (value.type === 'enum') return { path: dottedPath(declaration), value: value.value };
   }
   return undefined;
 }

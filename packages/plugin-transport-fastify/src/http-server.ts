@@ -7,6 +7,7 @@ import {
 import { renderError, surfaceOf, toRequestError } from './errors.js';
 import { parseQuery } from './query.js';
 import type { RouteSpec } from './route-spec.js';
+import { HttpRequestContext, HttpRouteRequest } from './http-request.js';
 import { controlPlaneRoutes } from './routes/control-plane-routes.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { datasetFileRoutes, registerSignedFileRoutes } from './routes/dataset-file-routes.js';
@@ -48,28 +49,6 @@ function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1] : undefined;
-}
-
-/**
- * The context of one HTTP request. Its AbortSignal (aborted when the client goes away before the answer
- * is sent) is made on first use: most control-plane calls never read it.
- */
-function requestContext(request: FastifyRequest, reply: FastifyReply, principal: Principal): RequestContext {
-  let controller: AbortController | undefined;
-  return {
-    requestId: request.id,
-    principal,
-    get signal() {
-      if (!controller) {
-        const created = new AbortController();
-        controller = created;
-        request.raw.once('close', () => {
-          if (!reply.sent) created.abort();
-        });
-      }
-      return controller.signal;
-    },
-  };
 }
 
 /** All routes the gateway serves over HTTP. */
@@ -155,28 +134,20 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       url: group.route,
       ...(only ? { schema: { response: { 200: only.response } } } : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const params = { ...(request.params as Record<string, string>) };
+        let params = request.params as Record<string, string>;
         let action: string | undefined;
-        if (lastParam && params[lastParam]?.includes(':')) {
-          const [id, verb] = params[lastParam]!.split(':', 2) as [string, string];
-          params[lastParam] = id;
+        const last = lastParam === undefined ? undefined : params[lastParam];
+        if (last !== undefined && last.includes(':')) {
+          const [id, verb] = last.split(':', 2) as [string, string];
+          params = { ...params, [lastParam!]: id };
           action = verb;
         }
         const spec = group.byAction.get(action);
         if (!spec) throw notFound(`${request.method} ${request.url.split('?')[0]}`);
         const principal = await authenticate(request, { requestId: request.id });
-        const ctx = requestContext(request, reply, principal);
+        const ctx = new HttpRequestContext(request.id, principal, reply);
         const query = parseQuery(request.query as Record<string, unknown>, spec.query ?? []);
-        const result = await spec.handle({
-          ctx,
-          params,
-          query,
-          body: request.body,
-          // Read only by routes that answer URLs (dataset files): not built on every request.
-          get baseUrl() {
-            return `${request.protocol}://${request.host}`;
-          },
-        });
+        const result = await spec.handle(new HttpRouteRequest(ctx, params, query, request));
         return reply.header('x-request-id', request.id).send(result);
       },
     });

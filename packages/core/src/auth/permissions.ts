@@ -27,8 +27,20 @@ export interface PermissionTarget {
   readonly ownerUserName?: string;
 }
 
+/** Permissions split once: they are a small fixed set of constant strings, checked on every request. */
+const splitPermissions = new Map<string, readonly [string, string]>();
+function splitPermission(permission: Permission): readonly [string, string] {
+  let parts = splitPermissions.get(permission);
+  if (parts === undefined) {
+    const dot = permission.indexOf('.');
+    parts = [permission.slice(0, dot), permission.slice(dot + 1)];
+    if (splitPermissions.size < 1024) splitPermissions.set(permission, parts);
+  }
+  return parts;
+}
+
 export function roleAllows(role: Role, permission: Permission, ctx: RequestContext, target: PermissionTarget): boolean {
-  const [collection, verb] = permission.split('.') as [string, string];
+  const [collection, verb] = splitPermission(permission);
   const own = target.ownerUserName !== undefined && target.ownerUserName === ctx.principal?.userName;
   switch (role) {
     case 'admin':

@@ -41,17 +41,19 @@ export interface ParsedResourceName {
  * collection. Throws INVALID_ARGUMENT naming `field` otherwise.
  */
 export function parseResourceName(name: string, collection?: string, field = 'name'): ParsedResourceName {
-  const parts = name.split('/');
-  const [accounts, accountId, coll, id] = parts;
+  // Runs on every request: slices between the three slashes instead of splitting into an array.
+  const first = name.startsWith('accounts/') ? 8 : -1;
+  const second = first < 0 ? -1 : name.indexOf('/', first + 1);
+  const third = second < 0 ? -1 : name.indexOf('/', second + 1);
+  const accountId = third < 0 ? '' : name.slice(first + 1, second);
+  const coll = third < 0 ? '' : name.slice(second + 1, third);
+  const id = third < 0 ? '' : name.slice(third + 1);
   if (
-    parts.length !== 4 ||
-    accounts !== 'accounts' ||
-    accountId === undefined ||
-    coll === undefined ||
-    id === undefined ||
+    third < 0 ||
+    (collection !== undefined && coll !== collection) ||
+    coll.length === 0 ||
     !isValidId(accountId) ||
-    !isValidId(id) ||
-    (collection !== undefined && coll !== collection)
+    !isValidId(id)
   ) {
     const expected = `accounts/{account_id}/${collection ?? '{collection}'}/{id}`;
     throw invalidArgument(`${field} "${name.slice(0, 200)}" is not a valid resource name of the form ${expected}`, {

@@ -39,6 +39,19 @@ interface ResolvedOptions {
   readonly maxResponseBytes: number;
 }
 
+/** A class, not a literal with a getter: V8 builds accessor literals through the runtime (slow on a hot path). */
+class InferenceRequestContext implements RequestContext {
+  constructor(
+    readonly requestId: string,
+    readonly principal: Principal,
+    private readonly abort: ClientAbort,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+}
+
 const clientGone = new GatewayError(Code.CANCELLED, 'the client closed the connection', { reason: 'CLIENT_CLOSED' });
 
 /**
@@ -130,13 +143,7 @@ export class InferenceProxy {
     res.once('close', () => {
       if (!res.writableFinished) abort.abort(clientGone);
     });
-    const ctx: RequestContext = {
-      requestId: request.id,
-      principal,
-      get signal() {
-        return abort.signal;
-      },
-    };
+    const ctx = new InferenceRequestContext(request.id, principal, abort);
     // The caller's role must allow inference at all; access to the model's account (public models from
     // any account) is the directory's call, since only it knows what the name points to.
     authorize(ctx, 'inference.use', { accountId: principal.accountId });

@@ -4,7 +4,7 @@ import { applyReadMask, applyUpdateMask, parseFieldMask, parseFilter, prepareLis
 import { assertValidId, formatResourceName, parseResourceName } from '../../names/resource-name.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { StoredResource } from '../../ports/storage.js';
-import { authorize } from '../../auth/permissions.js';
+import { authorize, type Permission, type Verb } from '../../auth/permissions.js';
 import { compileInputValidator, type InputValidator, type JsonSchema } from '../../validation/schema-validator.js';
 import { getPath } from '../../validation/paths.js';
 import type { ResourceDefinition } from './resource-definition.js';
@@ -84,6 +84,8 @@ export class ResourceService {
   /** The masked top-level fields of a merged PATCH result: nested `required` apply again. */
   private readonly validateMerged: InputValidator;
   readonly topLevelFields: readonly string[];
+  /** `<collection>.<verb>` for each verb, built once (authorization runs on every call). */
+  private readonly permissions: Readonly<Record<Verb, Permission>>;
 
   constructor(
     readonly definition: ResourceDefinition,
@@ -94,12 +96,17 @@ export class ResourceService {
     this.validateMaskedPatch = compileInputValidator(withoutRequired(definition.schema, true), definition.outputOnly, definition.singular);
     this.validateMerged = compileInputValidator(withoutRequired(definition.schema, false), definition.outputOnly, definition.singular);
     this.topLevelFields = Object.keys((definition.schema as { properties: object }).properties);
+    const { collection } = definition;
+    this.permissions = {
+      get: `${collection}.get`, list: `${collection}.list`, create: `${collection}.create`,
+      update: `${collection}.update`, delete: `${collection}.delete`, action: `${collection}.action`,
+    };
   }
 
   /** Parses and checks a name of this collection; authorizes the permission on its account. */
   authorizeName(ctx: RequestContext, name: string, verb: 'get' | 'update' | 'delete' | 'action'): { accountId: string; id: string } {
     const parsed = parseResourceName(name, this.definition.collection);
-    authorize(ctx, `${this.definition.collection}.${verb}`, { accountId: parsed.accountId });
+    authorize(ctx, this.permissions[verb], { accountId: parsed.accountId });
     return parsed;
   }
 
@@ -114,7 +121,7 @@ export class ResourceService {
 
   async create(ctx: RequestContext, accountId: string, body: unknown, options: CreateOptions = {}): Promise<JsonObject> {
     assertValidId(accountId, 'account_id');
-    authorize(ctx, `${this.definition.collection}.create`, { accountId });
+    authorize(ctx, this.permissions.create, { accountId });
     const data = this.validate(body ?? {});
     const id = options.id === undefined || options.id === '' ? this.env.ids.resourceId() : assertValidId(options.id, `${this.definition.singular}Id`);
     const name = this.nameOf(accountId, id);
@@ -157,7 +164,7 @@ export class ResourceService {
 
   async list(ctx: RequestContext, accountId: string, params: ListParams, extras: ListExtras = {}): Promise<ListPage> {
     assertValidId(accountId, 'account_id');
-    authorize(ctx, `${this.definition.collection}.list`, { accountId });
+    authorize(ctx, this.permissions.list, { accountId });
     const mask = parseFieldMask(params.readMask, this.topLevelFields);
     const prepared = prepareListRequest(
       {

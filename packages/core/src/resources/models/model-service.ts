@@ -38,9 +38,9 @@ export class ModelService {
   }
 
   async get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
-    this.resources.authorizeName(ctx, name, 'get');
+    const { accountId } = this.resources.authorizeName(ctx, name, 'get');
     const stored = await this.resources.getStored(ctx, name);
-    const refs = await this.deployedModelRefs(ctx, name);
+    const refs = await this.deployedModelRefs(ctx, accountId, name);
     const data: JsonObject = refs.length > 0 ? this.resources.ordered({ ...stored.data, deployedModelRefs: refs }) : stored.data;
     return this.resources.mask(data, readMask);
   }
@@ -58,8 +58,7 @@ export class ModelService {
   }
 
   /** Deployed-model records of this model, oldest first; the first is the default target. */
-  private async deployedModelRefs(ctx: RequestContext, modelName: string): Promise<JsonObject[]> {
-    const accountId = modelName.split('/')[1]!;
+  private async deployedModelRefs(ctx: RequestContext, accountId: string, modelName: string): Promise<JsonObject[]> {
     const result = await this.env.storage.resources.list(ctx, {
       parent: `accounts/${accountId}`,
       collection: 'deployedModels',
