@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
   authenticatorToken, configToken, coreServicesToken, apiKeyManagerToken, invalidArgument, assertJsonDepth, storageToken,
-  unauthenticated, notFound, systemContext, servingDirectoryToken, type Gateway, type GatewayLogger, type RequestContext, type Principal,
+  unauthenticated, notFound, systemContext, servingDirectoryToken, type Gateway, type GatewayLogger, type Principal,
 } from '@berth/core';
 import { renderError, surfaceOf, toRequestError } from './errors.js';
 import { parseQuery } from './query.js';
