@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyManagerToken, coreServicesToken, storageToken, systemContext } from '@berth/core';
-import { account, baseModelBody, startHarness, userWithKey, type Harness } from './harness.js';
+import { account, adminKey, baseModelBody, startHarness, userWithKey, type Harness } from './harness.js';
 
 let h: Harness;
 const v1 = `/v1/accounts/${account}`;
@@ -245,6 +245,18 @@ describe('authentication and roles over HTTP', () => {
     expect(none.body.code).toBe(16);
     const wrong = await h.call('GET', `${v1}/models/llama-8b`, { key: 'berth_wrong' });
     expect(wrong.status).toBe(401);
+  });
+
+  it('reads the key from "Bearer <key>" in any case and spacing, and nothing else', async () => {
+    const withHeader = (authorization: string) => h.call('GET', `${v1}/models/llama-8b`, { key: null, headers: { authorization } });
+    for (const accepted of [`Bearer ${adminKey}`, `bearer ${adminKey}`, `BEARER   ${adminKey}  `, `Bearer\t${adminKey}`]) {
+      expect((await withHeader(accepted)).status, accepted).toBe(200);
+    }
+    for (const refused of [adminKey, `Basic ${adminKey}`, `Bearer`, `Bearer ${adminKey} extra`, `Bearer${adminKey}`, `xBearer ${adminKey}`]) {
+      const answer = await withHeader(refused);
+      expect(answer.status, refused).toBe(401);
+      expect(answer.body.code).toBe(16);
+    }
   });
 
   it('applies the role matrix', async () => {

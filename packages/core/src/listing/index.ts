@@ -11,6 +11,6 @@ export * from './order-by.js';
 export { sortKeyOf, compareSortKeys } from './sort-key.js';
 export { encodePageToken, decodePageToken } from './page-token.js';
 export { parseFieldMask, applyReadMask, applyUpdateMask } from './field-mask.js';
-export { prepareListRequest, type ListRequestInput, type ListRequestOptions, type PreparedList } from './list-request.js';
+export { prepareListRequest, parseFilterCached, type ListRequestInput, type ListRequestOptions, type PreparedList } from './list-request.js';
 export { resolveField, nameDeclaration, type ResolvedField } from './field-names.js';
 export { parseTimestamp, parseDuration, canonicalInt64, wildcardMatch, readPath, type NormalisedTimestamp } from './values.js';

@@ -8,8 +8,18 @@ import type { FieldDeclarations } from './fields.js';
 import type { CheckedFilter } from './filter/ast.js';
 import { parseFilter } from './filter/parse-filter.js';
 import { parseOrderBy, type OrderTerm } from './order-by.js';
+import { ParseCache } from './parse-cache.js';
 import { decodePageToken, encodePageToken } from './page-token.js';
 import { sortKeyOf } from './sort-key.js';
+
+/** Parsed filters and orders, shared across requests (read-only). */
+const filters = new ParseCache<CheckedFilter | undefined>();
+const orders = new ParseCache<readonly OrderTerm[]>();
+
+/** `parseFilter`, remembered per declaration set: the answer is shared and read-only. */
+export function parseFilterCached(text: string, declarations: FieldDeclarations): CheckedFilter | undefined {
+  return filters.get(declarations, text, () => parseFilter(text, declarations));
+}
 
 export interface ListRequestInput {
   filter?: string;
@@ -33,7 +43,7 @@ export interface ListRequestOptions {
 export interface PreparedList {
   filter?: CheckedFilter;
   /** Always ends with `name` ascending (the tiebreaker). */
-  orderBy: OrderTerm[];
+  orderBy: readonly OrderTerm[];
   pageSize: number;
   /** Keyset position from the page token: serve items strictly after it under `orderBy`. */
   after?: JsonValue[];
@@ -79,8 +89,9 @@ export function prepareListRequest(input: ListRequestInput, options: ListRequest
   }
   const pageSize = requested === undefined || requested === 0 ? defaultPageSize : Math.min(requested, maxPageSize);
 
-  const filter = parseFilter(input.filter ?? '', options.declarations);
-  const orderBy = parseOrderBy(input.orderBy, options.declarations, options.defaultOrder);
+  const filter = parseFilterCached(input.filter ?? '', options.declarations);
+  const orderText = input.orderBy === undefined || input.orderBy.trim() === '' ? options.defaultOrder : input.orderBy;
+  const orderBy = orders.get(options.declarations, orderText, () => parseOrderBy(orderText, options.declarations, options.defaultOrder));
 
   const params: Record<string, string | undefined> = { filter: input.filter, orderBy: input.orderBy };
   for (const [key, value] of Object.entries(input.otherParams ?? {})) params[`param.${key}`] = value;

@@ -57,6 +57,13 @@ function sign(a: number | bigint | string, b: number | bigint | string): number 
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Strings by UTF-16 code units; equality tests (the common case, run per candidate) compare once. */
+function textOrder(stored: string, operator: ComparisonOperator, value: string): boolean {
+  if (operator === '=') return stored === value;
+  if (operator === '!=') return stored !== value;
+  return order(sign(stored, value), operator);
+}
+
 /** One stored (present, non-null) value against one non-null checked value; false on type mismatch. */
 function compareValue(stored: JsonValue, operator: ComparisonOperator, value: CheckedValue): boolean {
   switch (value.type) {
@@ -65,9 +72,9 @@ function compareValue(stored: JsonValue, operator: ComparisonOperator, value: Ch
       if (value.wildcard && (operator === '=' || operator === '!=')) {
         return wildcardMatch(value.value, stored) === (operator === '=');
       }
-      return order(sign(stored, value.value), operator);
+      return textOrder(stored, operator, value.value);
     case 'enum':
-      return typeof stored === 'string' && order(sign(stored, value.value), operator);
+      return typeof stored === 'string' && textOrder(stored, operator, value.value);
     case 'bool':
       return typeof stored === 'boolean' && order(stored === value.value ? 0 : 1, operator);
     case 'number':

@@ -1,6 +1,6 @@
 import { Code, alreadyExists, invalidArgument, isGatewayError, notFound } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
-import { applyReadMask, applyUpdateMask, parseFieldMask, parseFilter, prepareListRequest, type CheckedFilter } from '../../listing/index.js';
+import { applyReadMask, applyUpdateMask, parseFieldMask, parseFilter, parseFilterCached, prepareListRequest, type CheckedFilter } from '../../listing/index.js';
 import { assertValidId, formatResourceName, parseResourceName } from '../../names/resource-name.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { StoredResource } from '../../ports/storage.js';
@@ -38,6 +38,8 @@ export interface ListPage {
 export interface ListExtras {
   /** An extra AIP-160 clause ANDed with the caller's filter (parsed on its own, so caller errors keep their positions). */
   readonly extraFilter?: string;
+  /** The extra clause's text changes from call to call (e.g. it carries the time): parse it without remembering it. */
+  readonly extraFilterVaries?: boolean;
   /** Parameters that must stay equal across pages (bound into the page token). */
   readonly boundParams?: Record<string, string | undefined>;
 }
@@ -176,7 +178,8 @@ export class ResourceService {
       },
       { declarations: this.definition.fields, defaultOrder: this.definition.defaultOrder, secret: this.secrets.pageTokenSecret },
     );
-    const filter = allOf(prepared.filter, extras.extraFilter ? parseFilter(extras.extraFilter, this.definition.fields) : undefined);
+    const parseExtra = extras.extraFilterVaries ? parseFilter : parseFilterCached;
+    const filter = allOf(prepared.filter, extras.extraFilter ? parseExtra(extras.extraFilter, this.definition.fields) : undefined);
     const result = await this.env.storage.resources.list(ctx, {
       parent: `accounts/${accountId}`,
       collection: this.definition.collection,

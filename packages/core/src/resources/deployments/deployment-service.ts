@@ -117,6 +117,7 @@ export class DeploymentService {
     const notPurged = `(state != DELETED OR purge_time > ${JSON.stringify(this.env.clock.now().toISOString())})`;
     return this.resources.list(ctx, accountId, params, {
       extraFilter: showDeleted ? notPurged : 'state != DELETED',
+      extraFilterVaries: showDeleted,
       boundParams: { showDeleted: String(showDeleted) },
     });
   }
