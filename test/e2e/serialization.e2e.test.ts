@@ -10,11 +10,11 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 
 /**
- * Answers are serialized by schema-compiled serializers, which drop fields a schema does not declare.
- * For a resource of every kind, with every optional field filled in, the HTTP body must equal what the
- * service returns in-process.
+ * What the HTTP layer sends is what the services answer: for a resource of every kind, with every optional
+ * field filled in, the HTTP body must equal what the service returns in-process (no serializer may drop or
+ * reshape a field).
  */
-describe('schema-compiled serialization loses nothing', () => {
+describe('HTTP serialization loses nothing', () => {
   it('matches the in-process answer for every resource kind', async () => {
     const s = h.gateway.resolve(coreServicesToken);
     const ctx = systemContext('ser');

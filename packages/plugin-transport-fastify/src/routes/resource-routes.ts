@@ -73,7 +73,8 @@ export function resourceRoutes(options: ResourceRoutesOptions): RouteSpec[] {
   const { collection, singular, snakeSingular, tag, schema, operations } = options;
   const base = `/v1/accounts/{account_id}/${collection}`;
   const item = `${base}/{${snakeSingular}_id}`;
-  const nameOf = (r: RouteRequest) => `accounts/${r.params.account_id}/${collection}/${r.params[`${snakeSingular}_id`]}`;
+  const idParam = `${snakeSingular}_id`;
+  const nameOf = (r: RouteRequest) => `accounts/${r.params.account_id}/${collection}/${r.params[idParam]}`;
   const Title = singular.charAt(0).toUpperCase() + singular.slice(1);
   const routes: RouteSpec[] = [];
   if (operations.create) {
