@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyManagerToken, coreServicesToken, storageToken, systemContext } from '@berth/core';
 import { account, adminKey, baseModelBody, startHarness, userWithKey, type Harness } from './harness.js';
+import { memoryStorage } from '@berth/plugin-storage-memory';
+import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 
 let h: Harness;
 const v1 = `/v1/accounts/${account}`;
@@ -318,5 +320,34 @@ describe('authentication and roles over HTTP', () => {
     const storage = h.gateway.resolve(storageToken);
     const left = await storage.resources.list(systemContext('t'), { parent: `accounts/${account}/users/temp`, collection: 'apiKeys', orderBy: [], pageSize: 10 });
     expect(left.totalSize).toBe(0);
+  });
+});
+
+describe('authentication with the key cache on (the default)', () => {
+  let cached: Harness;
+  beforeAll(async () => {
+    cached = await startHarness({ plugins: [memoryStorage(), apiKeyAuth()] });
+    expect((await cached.call('POST', `${v1}/models`, { body: { modelId: 'm', model: baseModelBody() } })).status).toBe(200);
+  });
+  afterAll(async () => cached.close());
+
+  it('answers from the cached identity, refuses unknown keys, and revokes a deleted key at once', async () => {
+    const key = await userWithKey(cached, 'reader', 'user');
+    for (let i = 0; i < 3; i += 1) expect((await cached.call('GET', `${v1}/models/m`, { key })).status).toBe(200);
+    const wrong = await cached.call('GET', `${v1}/models/m`, { key: `${key}x` });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.code).toBe(16);
+    const listed = await cached.call<{ apiKeys: Array<{ keyId: string }> }>('GET', `${v1}/users/reader/apiKeys`);
+    const keyId = listed.body.apiKeys[0]!.keyId;
+    expect((await cached.call('DELETE', `${v1}/users/reader/apiKeys/${keyId}`)).status).toBe(200);
+    expect((await cached.call('GET', `${v1}/models/m`, { key })).status).toBe(401);
+  });
+
+  it('still applies the role to a cached identity', async () => {
+    const key = await userWithKey(cached, 'viewer', 'inference-user');
+    expect((await cached.call('GET', `${v1}/models/m`, { key })).status).toBe(200);
+    const denied = await cached.call('DELETE', `${v1}/models/m`, { key });
+    expect(denied.status).toBe(403);
+    expect(denied.body.code).toBe(7);
   });
 });

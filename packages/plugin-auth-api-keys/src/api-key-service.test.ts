@@ -209,8 +209,49 @@ describe('authenticate', () => {
   });
 });
 
+describe('the synchronous cached answer (authenticateCached)', () => {
+  beforeEach(() => start());
+
+  it('knows a key only once authenticate verified it, and answers the same principal', async () => {
+    const created = await keys.create(admin, userName('alice'), {});
+    expect(auth.authenticateCached?.(created.key)).toBeUndefined();
+    const principal = await auth.authenticate(system, created.key);
+    expect(principal?.userName).toBe(userName('alice'));
+    expect(auth.authenticateCached?.(created.key)).toEqual(principal);
+    expect(auth.authenticateCached?.(`${created.key}x`)).toBeUndefined();
+  });
+
+  it('forgets a deleted key at once, and any key once the cache or the key expires', async () => {
+    const deleted = await keys.create(admin, userName('alice'), {});
+    await auth.authenticate(system, deleted.key);
+    await keys.delete(admin, userName('alice'), deleted.keyId);
+    expect(auth.authenticateCached?.(deleted.key)).toBeUndefined();
+
+    const expiring = await keys.create(admin, userName('alice'), { apiKey: { expireTime: new Date(clock.now().getTime() + 500).toISOString() } });
+    const lasting = await keys.create(admin, userName('alice'), {});
+    await auth.authenticate(system, expiring.key);
+    await auth.authenticate(system, lasting.key);
+    clock.advance(600);
+    expect(auth.authenticateCached?.(expiring.key)).toBeUndefined();
+    expect(auth.authenticateCached?.(lasting.key)).toBeDefined();
+    clock.advance(1500);
+    expect(auth.authenticateCached?.(lasting.key)).toBeUndefined();
+  });
+
+  it('never answers for an unknown key, even after authenticate refused it', async () => {
+    expect(await auth.authenticate(system, 'berth_unknown')).toBeUndefined();
+    expect(auth.authenticateCached?.('berth_unknown')).toBeUndefined();
+  });
+});
+
 describe('authenticate without a cache', () => {
   beforeEach(() => start({ cacheTtlMs: 0 }));
+
+  it('has no synchronous answer', async () => {
+    const created = await keys.create(admin, userName('alice'), {});
+    expect(await auth.authenticate(system, created.key)).toBeDefined();
+    expect(auth.authenticateCached?.(created.key)).toBeUndefined();
+  });
 
   it('rejects the key of a deleted user at once', async () => {
     const created = await keys.create(admin, userName('alice'), {});

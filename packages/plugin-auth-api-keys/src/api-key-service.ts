@@ -176,6 +176,12 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
     for (const [credential, entry] of this.cache) if (entry.hash === hash) this.cache.delete(credential);
   }
 
+  /** A fresh cached positive answer for the credential, without I/O (see `Authenticator.authenticateCached`). */
+  authenticateCached(credential: string): Principal | undefined {
+    const cached = this.cache.get(credential);
+    return cached && cached.until > clockMs(this.clock) ? cached.principal : undefined;
+  }
+
   async authenticate(ctx: RequestContext, credential: string): Promise<Principal | undefined> {
     if (credential.length === 0 || credential.length > 512) return undefined;
     const nowMs = clockMs(this.clock);

@@ -48,6 +48,11 @@ function fastifyPathOf(path: string): { route: string; action: string | undefine
 
 const bearerPattern = /^Bearer\s+\S+\s*$/i;
 
+/** Hands a failure to the error handler (`reply.send` of a non-Error would answer it as a body). */
+function fail(reply: FastifyReply, error: unknown): void {
+  reply.send(error instanceof Error ? error : new Error(String(error)));
+}
+
 /** The credential of `Authorization: Bearer <credential>` (checked with `test` and sliced: no match array per request). */
 function bearerToken(header: string | undefined): string | undefined {
   if (!header || !bearerPattern.test(header)) return undefined;
@@ -110,13 +115,18 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     void reply.code(status).header('x-request-id', request.id).send(body);
   });
 
-  const authenticate = async (request: FastifyRequest, ctx: { requestId: string }): Promise<Principal> => {
+  /** The caller's principal: synchronously when the authenticator knows the key without I/O (no promise per request). */
+  const principalOf = (request: FastifyRequest): Principal | Promise<Principal> => {
     const token = bearerToken(request.headers.authorization);
     if (!token) throw unauthenticated('missing bearer credential: send Authorization: Bearer <API key>');
-    const principal = await authenticator.authenticate(ctx, token);
-    if (!principal) throw unauthenticated('invalid or expired API key');
-    return principal;
+    const known = authenticator.authenticateCached?.(token);
+    if (known !== undefined) return known;
+    return authenticator.authenticate({ requestId: request.id }, token).then((principal) => {
+      if (!principal) throw unauthenticated('invalid or expired API key');
+      return principal;
+    });
   };
+  const authenticate = async (request: FastifyRequest): Promise<Principal> => principalOf(request);
 
   const grouped = new Map<string, { method: RouteSpec['method']; route: string; byAction: Map<string | undefined, RouteSpec> }>();
   for (const spec of routes) {
@@ -132,27 +142,53 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     const plain = group.byAction.get(undefined);
     // Answers are serialized with JSON.stringify (Fastify's default without a response schema): on these
     // bodies it is as fast as a schema-compiled serializer or faster (BENCHMARKS.md), and it cannot drop a field.
+    /** Runs the operation once the caller is known; answers or hands the error to the error handler. */
+    const serve = (request: FastifyRequest, reply: FastifyReply, spec: RouteSpec, params: Record<string, string>, principal: Principal): void => {
+      const ctx = new HttpRequestContext(request.id, principal, reply);
+      const query = spec.query === undefined ? noQuery : parseQuery(request.query as Record<string, unknown>, spec.query);
+      spec.handle(new HttpRouteRequest(ctx, params, query, request)).then(
+        (result) => reply.header('x-request-id', request.id).send(result),
+        (error: unknown) => fail(reply, error),
+      );
+    };
     app.route({
       method: group.method,
       url: group.route,
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        let params = request.params as Record<string, string>;
-        let spec = plain;
-        if (lastParam !== undefined) {
-          const last = params[lastParam];
-          // `{id}:verb` is a custom method; an unknown verb is 404 like an unknown path.
-          if (last !== undefined && last.includes(':')) {
-            const [id, verb] = last.split(':', 2) as [string, string];
-            params = { ...params, [lastParam]: id };
-            spec = group.byAction.get(verb);
+      // A callback-style handler (it answers through `reply`, errors included): no async frame and no
+      // promise for Fastify to wrap, and no promise at all for the caller's identity when the
+      // authenticator knows the key. Every failure still reaches the error handler.
+      handler: (request: FastifyRequest, reply: FastifyReply) => {
+        try {
+          let params = request.params as Record<string, string>;
+          let spec = plain;
+          if (lastParam !== undefined) {
+            const last = params[lastParam];
+            // `{id}:verb` is a custom method; an unknown verb is 404 like an unknown path.
+            if (last !== undefined && last.includes(':')) {
+              const [id, verb] = last.split(':', 2) as [string, string];
+              params = { ...params, [lastParam]: id };
+              spec = group.byAction.get(verb);
+            }
           }
+          if (!spec) throw notFound(`${request.method} ${request.url.split('?')[0]}`);
+          const known = principalOf(request);
+          if (known instanceof Promise) {
+            known.then(
+              (principal) => {
+                try {
+                  serve(request, reply, spec, params, principal);
+                } catch (error) {
+                  fail(reply, error);
+                }
+              },
+              (error: unknown) => fail(reply, error),
+            );
+          } else {
+            serve(request, reply, spec, params, known);
+          }
+        } catch (error) {
+          fail(reply, error);
         }
-        if (!spec) throw notFound(`${request.method} ${request.url.split('?')[0]}`);
-        const principal = await authenticate(request, { requestId: request.id });
-        const ctx = new HttpRequestContext(request.id, principal, reply);
-        const query = spec.query === undefined ? noQuery : parseQuery(request.query as Record<string, unknown>, spec.query);
-        const result = await spec.handle(new HttpRouteRequest(ctx, params, query, request));
-        return reply.header('x-request-id', request.id).send(result);
       },
     });
   }

@@ -6,4 +6,11 @@ import type { Principal, RequestContext } from '../kernel/request-context.js';
  */
 export interface Authenticator {
   authenticate(ctx: RequestContext, credential: string): Promise<Principal | undefined>;
+  /**
+   * Optional fast path: the principal for `credential` when the authenticator already knows it without
+   * I/O (a fresh cache entry), else undefined — and then the caller asks `authenticate`. It must answer
+   * exactly what `authenticate` would answer now. The transport calls it first on every request: a hit
+   * costs no promise.
+   */
+  authenticateCached?(credential: string): Principal | undefined;
 }

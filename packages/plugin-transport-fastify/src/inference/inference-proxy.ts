@@ -30,7 +30,7 @@ export interface InferenceProxyOptions {
   readonly dispatcher?: Dispatcher;
 }
 
-export type Authenticate = (request: FastifyRequest, ctx: { requestId: string }) => Promise<Principal>;
+export type Authenticate = (request: FastifyRequest) => Promise<Principal>;
 
 interface ResolvedOptions {
   readonly headersMs: number;

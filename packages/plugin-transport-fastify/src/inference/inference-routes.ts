@@ -33,7 +33,7 @@ export function registerInferenceRoutes(app: FastifyInstance, deps: InferenceRou
   app.addHook('onClose', async () => proxy.close());
 
   const serve = (parse: (body: unknown) => InferenceRequest) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const principal = await authenticate(request, { requestId: request.id });
+    const principal = await authenticate(request);
     await proxy.handle(principal, parse(request.body), request, reply);
     return reply;
   };
@@ -41,7 +41,7 @@ export function registerInferenceRoutes(app: FastifyInstance, deps: InferenceRou
   app.post(completionsPath, serve(parseCompletionRequest));
 
   app.get(modelsPath, async (request, reply) => {
-    const principal = await authenticate(request, { requestId: request.id });
+    const principal = await authenticate(request);
     const ctx: RequestContext = { requestId: request.id, principal };
     authorize(ctx, 'inference.use', { accountId: principal.accountId });
     const body = await listUsableModels(gateway, ctx, principal.accountId);

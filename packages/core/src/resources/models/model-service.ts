@@ -1,5 +1,7 @@
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
+import type { StoredResource } from '../../ports/storage.js';
+import { notFound } from '../../errors/index.js';
 import { parseOrderBy } from '../../listing/index.js';
 import type { FieldDeclarations } from '../../listing/fields.js';
 import type { CheckedFilter } from '../../listing/filter/ast.js';
@@ -25,6 +27,17 @@ function modelEquals(modelName: string): CheckedFilter {
   };
 }
 
+/** A `deployedModelRefs` entry from a deployed-model record; records come oldest first, the first is the default target. */
+function deployedModelRef({ data }: StoredResource): JsonObject {
+  return {
+    name: data.name ?? '',
+    deployment: data.deployment ?? '',
+    state: data.state ?? 'STATE_UNSPECIFIED',
+    default: data.default === true,
+    public: data.public === true,
+  };
+}
+
 /** Models: the registry. `get` adds `deployedModelRefs`, which lists never carry. */
 export class ModelService {
   readonly resources: ResourceService;
@@ -39,9 +52,17 @@ export class ModelService {
 
   async get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
     const { accountId } = this.resources.authorizeName(ctx, name, 'get');
-    const stored = await this.resources.getStored(ctx, name);
-    const refs = await this.deployedModelRefs(ctx, accountId, name);
-    const data: JsonObject = refs.length > 0 ? this.resources.ordered({ ...stored.data, deployedModelRefs: refs }) : stored.data;
+    // Both reads go straight to storage (no wrapper functions): this runs on every GET of a model.
+    const stored = await this.env.storage.resources.get(ctx, name);
+    if (!stored) throw notFound(name);
+    const result = await this.env.storage.resources.list(ctx, {
+      parent: `accounts/${accountId}`,
+      collection: 'deployedModels',
+      filter: modelEquals(name),
+      orderBy: deployedModelOrder,
+      pageSize: 200,
+    });
+    const data: JsonObject = result.items.length > 0 ? this.resources.ordered({ ...stored.data, deployedModelRefs: result.items.map(deployedModelRef) }) : stored.data;
     return this.resources.mask(data, readMask);
   }
 
@@ -55,23 +76,5 @@ export class ModelService {
 
   delete(ctx: RequestContext, name: string): Promise<void> {
     return this.resources.delete(ctx, name);
-  }
-
-  /** Deployed-model records of this model, oldest first; the first is the default target. */
-  private async deployedModelRefs(ctx: RequestContext, accountId: string, modelName: string): Promise<JsonObject[]> {
-    const result = await this.env.storage.resources.list(ctx, {
-      parent: `accounts/${accountId}`,
-      collection: 'deployedModels',
-      filter: modelEquals(modelName),
-      orderBy: deployedModelOrder,
-      pageSize: 200,
-    });
-    return result.items.map(({ data }) => ({
-      name: data.name ?? '',
-      deployment: data.deployment ?? '',
-      state: data.state ?? 'STATE_UNSPECIFIED',
-      default: data.default === true,
-      public: data.public === true,
-    }));
   }
 }
