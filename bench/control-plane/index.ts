@@ -7,7 +7,12 @@ import { pinToCpu } from '../lib/cpu-pinning.js';
  * bench/control-plane: GET model and a filtered list of deployments through the gateway (API-key auth
  * on, memory storage) against bare Fastify answering the same JSON, in one run with autocannon.
  * Target: the gateway reaches at least 70% of bare Fastify's requests per second on GET.
+ *
+ * Method: both targets get byte-identical requests; the load generator runs on CPU 0 and the servers on
+ * CPU 1 (where `taskset` exists); rounds are paired (bare and gateway back to back, order alternating)
+ * and the reported ratio is the median of the per-round ratios, with their range.
  */
+
 /** The median of some numbers (the upper middle one for an even count). */
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -35,6 +40,7 @@ export async function runControlPlaneBenchmark(): Promise<{ getRatio: number; ro
   const gateway = await startChildServer(here('./gateway-server.ts'));
   const info = gateway.info as { apiKey: string; filter: string; model: unknown; busyModel: unknown; list: unknown };
   const bare = await startChildServer(here('./bare-fastify-server.ts'), [JSON.stringify(info.model), JSON.stringify(info.busyModel), JSON.stringify(info.list)]);
+  // Both targets get byte-identical requests (bare Fastify ignores the Authorization header).
   // The load generator (this process) on CPU 0, both servers on CPU 1: only one server is under load at a time.
   const pinned = pinToCpu(process.pid, 0) && pinToCpu(gateway.pid, 1) && pinToCpu(bare.pid, 1);
   const auth = { authorization: `Bearer ${info.apiKey}` };
@@ -50,7 +56,7 @@ export async function runControlPlaneBenchmark(): Promise<{ getRatio: number; ro
     // Warm up both targets on every operation (JIT, connection setup) before measuring.
     for (const op of operations) {
       await runLoad({ url: op.gatewayUrl, headers: auth, connections, seconds: 2 });
-      await runLoad({ url: op.bareUrl, connections, seconds: 2 });
+      await runLoad({ url: op.bareUrl, headers: auth, connections, seconds: 2 });
     }
     // Paired rounds: each round measures bare and gateway back to back on the same operation (which one
     // goes first alternates), so a change in the machine's speed — a shared 2-vCPU VM drifts by tens of
@@ -59,7 +65,7 @@ export async function runControlPlaneBenchmark(): Promise<{ getRatio: number; ro
     const gatewayRuns: LoadResult[][] = operations.map(() => []);
     for (let round = 0; round < rounds; round += 1) {
       for (const [index, op] of operations.entries()) {
-        const measureBare = async () => bareRuns[index]!.push(await runLoad({ url: op.bareUrl, connections, seconds }));
+        const measureBare = async () => bareRuns[index]!.push(await runLoad({ url: op.bareUrl, headers: auth, connections, seconds }));
         const measureGateway = async () => gatewayRuns[index]!.push(await runLoad({ url: op.gatewayUrl, headers: auth, connections, seconds }));
         if (round % 2 === 0) {
           await measureBare();
