@@ -26,9 +26,9 @@ function medianRound(results: LoadResult[]): LoadResult {
 }
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const seconds = Number(process.env.BENCH_SECONDS ?? 4);
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 11);
 
 interface Operation {
   readonly name: string;

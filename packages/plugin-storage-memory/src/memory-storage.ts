@@ -69,6 +69,8 @@ interface KvRecord {
   readonly expiresAt?: number;
 }
 
+const noNames: ReadonlySet<string> = new Set();
+
 /** Everything the store holds. Plain maps: one process, no persistence. */
 class MemoryState {
   readonly resources = new Map<string, ResourceRecord>();
@@ -111,7 +113,7 @@ class MemoryState {
   }
 
   /** Names in the collection whose `path` holds exactly `value` (builds the index on first use). */
-  namesWhere(parent: string, collection: string, path: string, value: string): Iterable<string> {
+  namesWhere(parent: string, collection: string, path: string, value: string): ReadonlySet<string> {
     const key = `${parent}\u0000${collection}`;
     let byPath = this.equalityIndexes.get(key);
     if (!byPath) {
@@ -134,7 +136,7 @@ class MemoryState {
         names.add(name);
       }
     }
-    return byValue.get(value) ?? [];
+    return byValue.get(value) ?? noNames;
   }
 
   /** Keeps the equality indexes right when a record's body changes. */
@@ -159,8 +161,8 @@ class MemoryState {
     this.collections.get(`${record.parent}\u0000${record.collection}`)?.delete(record.name);
   }
 
-  namesIn(parent: string, collection: string): Iterable<string> {
-    return this.collections.get(`${parent}\u0000${collection}`) ?? [];
+  namesIn(parent: string, collection: string): ReadonlySet<string> {
+    return this.collections.get(`${parent}\u0000${collection}`) ?? noNames;
   }
   readonly blobs = new Map<string, BlobObject>();
   readonly jobs = new Map<string, JobRecord>();
@@ -335,12 +337,14 @@ class MemoryResourceStore implements ResourceStore {
   }
 
   async list(_ctx: RequestContext, query: ListQuery): Promise<ListResult> {
-    const matching: { record: ResourceRecord; key: JsonValue[] }[] = [];
-    const signature = orderSignature(query.orderBy);
     const equality = query.filter ? indexableEquality(query.filter) : undefined;
     const candidates = equality
       ? this.state.namesWhere(query.parent, query.collection, equality.path, equality.value)
       : this.state.namesIn(query.parent, query.collection);
+    // Nothing to look at (e.g. a model's deployed models, looked up on every GET of a model without any).
+    if (candidates.size === 0) return { items: [], totalSize: 0, hasMore: false };
+    const matching: { record: ResourceRecord; key: JsonValue[] }[] = [];
+    const signature = orderSignature(query.orderBy);
     for (const name of candidates) {
       const record = this.state.resources.get(name);
       if (record === undefined) continue;
