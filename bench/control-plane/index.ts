@@ -42,7 +42,7 @@ export async function runControlPlaneBenchmark(): Promise<{ getRatio: number; ro
   const bare = await startChildServer(here('./bare-fastify-server.ts'), [JSON.stringify(info.model), JSON.stringify(info.busyModel), JSON.stringify(info.list)]);
   // Both targets get byte-identical requests (bare Fastify ignores the Authorization header).
   // The load generator (this process) on CPU 0, both servers on CPU 1: only one server is under load at a time.
-  const pinned = pinToCpu(process.pid, 0) && pinToCpu(gateway.pid, 1) && pinToCpu(bare.pid, 1);
+  const notPinned = pinToCpu(process.pid, 0) ?? pinToCpu(gateway.pid, 1) ?? pinToCpu(bare.pid, 1);
   const auth = { authorization: `Bearer ${info.apiKey}` };
   const getPath = '/v1/accounts/bench/models/bench-model';
   const busyPath = '/v1/accounts/bench/models/busy-model';
@@ -89,7 +89,7 @@ export async function runControlPlaneBenchmark(): Promise<{ getRatio: number; ro
       rows.push([op.name, 'bare Fastify', Math.round(b.requestsPerSecond), b.p50Ms, b.p99Ms, '100%', '']);
       rows.push([op.name, 'gateway', Math.round(g.requestsPerSecond), g.p50Ms, g.p99Ms, percent(median(r)), `${percent(Math.min(...r))}–${percent(Math.max(...r))}`]);
     }
-    console.log(`\ncontrol-plane benchmark: ${connections} connections, ${rounds} paired rounds of ${seconds} s per target (medians shown), Node ${process.version}, ${pinned ? 'load generator on CPU 0 and servers on CPU 1' : 'not pinned to CPUs'}\n`);
+    console.log(`\ncontrol-plane benchmark: ${connections} connections, ${rounds} paired rounds of ${seconds} s per target (medians shown), Node ${process.version}, ${notPinned === undefined ? 'load generator on CPU 0 and servers on CPU 1' : `not pinned to CPUs (${notPinned})`}\n`);
     printTable(['operation', 'target', 'req/s', 'p50 ms', 'p99 ms', 'of bare (median of rounds)', 'range over rounds'], rows);
     const getRatio = median(ratios[0]!);
     console.log(`\nGET model: gateway at ${(100 * getRatio).toFixed(1)}% of bare Fastify (target ≥ 70%): ${getRatio >= 0.7 ? 'MET' : 'NOT MET'}`);
