@@ -4,8 +4,8 @@ import { memoryStorage } from '@berth/plugin-storage-memory';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { gpuxRuntime } from '@berth/plugin-runtime-gpux';
 import { gpuyRuntime } from '@berth/plugin-runtime-gpuy';
-import { servingOptions } from '@berth/core';
-import { account, adminKey, baseModelBody, startHarness, type Harness } from './harness.js';
+import { deployedModelSchema, deploymentSchema, modelSchema, servingOptions } from '@berth/core';
+import { account, adminKey, baseModelBody, startHarness, undeclaredFields, type Harness } from './harness.js';
 
 /**
  * The issue's walk-through over HTTP: a model and a deployment on GPUX_H100_80GB (simulated replicas,
@@ -58,9 +58,15 @@ describe('deployment lifecycle over HTTP (simulated GPUX_H100_80GB)', () => {
     const ready = await waitForState('chat', 'READY');
     expect(ready.replicaCount).toBeGreaterThanOrEqual(1);
     expect(ready.replicaStats).toMatchObject({ readyReplicaCount: 1 });
+    // What the reconciler wrote is all declared: nothing internal reaches the client.
+    expect(undeclaredFields(ready, deploymentSchema)).toEqual([]);
 
     const model = await h.call<{ deployedModelRefs?: Array<{ deployment: string; default: boolean }> }>('GET', `${v1}/models/llama-8b`);
     expect(model.body.deployedModelRefs?.[0]).toMatchObject({ deployment: `accounts/${account}/deployments/chat`, default: true });
+    expect(undeclaredFields(model.body, modelSchema)).toEqual([]);
+    const deployedModels = await h.call<{ deployedModels: unknown[] }>('GET', `${v1}/deployedModels`);
+    expect(deployedModels.body.deployedModels.length).toBeGreaterThan(0);
+    expect(undeclaredFields(deployedModels.body.deployedModels, { items: deployedModelSchema })).toEqual([]);
 
     const client = new OpenAI({ apiKey: adminKey, baseURL: `${h.url}/inference/v1` });
     const plain = await client.chat.completions.create({ model: modelName, messages: [{ role: 'user', content: 'Say hello' }], max_tokens: 16, seed: 7 });
@@ -93,7 +99,8 @@ describe('deployment lifecycle over HTTP (simulated GPUX_H100_80GB)', () => {
     expect(inUse.status).toBe(400);
     expect(inUse.body.code).toBe(9);
     expect((await h.call('DELETE', `${v1}/deployments/chat?ignoreChecks=true`)).status).toBe(200);
-    await waitForState('chat', 'DELETED');
+    const deleted = await waitForState('chat', 'DELETED');
+    expect(undeclaredFields(deleted, deploymentSchema)).toEqual([]);
     const listed = await h.call<{ deployments: unknown[] }>('GET', `${v1}/deployments`);
     expect(listed.body.deployments.find((d) => (d as { name: string }).name.endsWith('/chat'))).toBeUndefined();
     await expect(client.chat.completions.create({ model: `${modelName}#accounts/${account}/deployments/chat`, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: expect.any(Number) });

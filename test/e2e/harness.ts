@@ -72,3 +72,22 @@ export async function userWithKey(h: Harness, userId: string, role: string, acco
   if (key.status !== 200) throw new Error(`key create failed: ${JSON.stringify(key.body)}`);
   return key.body.key;
 }
+
+/**
+ * Paths in `value` that `schema` does not declare (objects with `properties` and no open
+ * `additionalProperties`; arrays through `items`). Answers are serialized with JSON.stringify, which sends
+ * whatever a service returns, so tests check that nothing internal reaches a client.
+ */
+export function undeclaredFields(value: unknown, schema: unknown, path = ''): string[] {
+  if (schema === null || typeof schema !== 'object') return [];
+  const s = schema as { properties?: Record<string, unknown>; additionalProperties?: unknown; items?: unknown };
+  if (Array.isArray(value)) return value.flatMap((item, i) => undeclaredFields(item, s.items, `${path}[${i}]`));
+  if (value === null || typeof value !== 'object' || s.properties === undefined) return [];
+  const found: string[] = [];
+  for (const [key, child] of Object.entries(value)) {
+    const declared = s.properties[key];
+    if (declared !== undefined) found.push(...undeclaredFields(child, declared, path ? `${path}.${key}` : key));
+    else if (s.additionalProperties === undefined || s.additionalProperties === false) found.push(path ? `${path}.${key}` : key);
+  }
+  return found;
+}

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreServicesToken, systemContext } from '@berth/core';
-import { account, baseModelBody, startHarness, type Harness } from './harness.js';
+import {
+  batchInferenceJobSchema, coreServicesToken, datasetSchema, deploymentSchema, deploymentShapeSchema, modelSchema,
+  reinforcementFineTuningJobSchema, systemContext, userSchema,
+} from '@berth/core';
+import { account, baseModelBody, startHarness, undeclaredFields, type Harness } from './harness.js';
 
 let h: Harness;
 const v1 = `/v1/accounts/${account}`;
@@ -31,19 +34,22 @@ describe('HTTP serialization loses nothing', () => {
     const job = await s.batchInferenceJobs.create(ctx, account, { model: model.name, inputDatasetId: dataset.name, displayName: 'j', inferenceParameters: { maxTokens: 5, temperature: 0.5, topP: 0.9, n: 1, topK: 3, extraBody: '{}' } }, 'bj');
     const rft = await s.reinforcementFineTuningJobs.create(ctx, account, { dataset: dataset.name, evaluator: `accounts/${account}/evaluators/e`, trainingConfig: { baseModel: model.name, learningRate: 0.0001, loraRank: 8, epochs: 1 }, lossConfig: { method: 'GRPO', klBeta: 0.1 }, trackerConfig: { enabled: true, project: 'p' }, inferenceParameters: { maxOutputTokens: 10 } }, 'rj');
     const user = await s.users.create(ctx, account, { role: 'user', displayName: 'U', email: 'u@example.com', serviceAccount: true }, 'u1');
-    for (const [path, expected] of [
-      [`/models/full`, await s.models.get(ctx, String(model.name))],
-      [`/datasets/ds`, dataset],
-      [`/deploymentShapes/sh`, shape],
-      [`/deployments/dep`, deployment],
-      [`/batchInferenceJobs/bj`, job],
-      [`/reinforcementFineTuningJobs/rj`, rft],
-      [`/users/u1`, user],
+    for (const [path, expected, schema] of [
+      [`/models/full`, await s.models.get(ctx, String(model.name)), modelSchema],
+      [`/datasets/ds`, dataset, datasetSchema],
+      [`/deploymentShapes/sh`, shape, deploymentShapeSchema],
+      [`/deployments/dep`, deployment, deploymentSchema],
+      [`/batchInferenceJobs/bj`, job, batchInferenceJobSchema],
+      [`/reinforcementFineTuningJobs/rj`, rft, reinforcementFineTuningJobSchema],
+      [`/users/u1`, user, userSchema],
     ] as const) {
       const r = await h.call('GET', `${v1}${path}`);
       expect(r.status, path).toBe(200);
       expect(r.body, path).toEqual(JSON.parse(JSON.stringify(expected)));
+      // JSON.stringify sends whatever the service answers: every field must be one the schema declares.
+      expect(undeclaredFields(r.body, schema), path).toEqual([]);
     }
+    expect(undeclaredFields({ a: 1, b: { c: [{ d: 1, e: 2 }] } }, { properties: { a: {}, b: { properties: { c: { items: { properties: { d: {} } } } } } } })).toEqual(['b.c[0].e']);
     const list = await h.call<{ deployments: unknown[] }>('GET', `${v1}/deployments?filter=${encodeURIComponent('name = "accounts/acme/deployments/dep"')}`);
     expect(list.body.deployments).toEqual([JSON.parse(JSON.stringify(deployment))]);
   });
