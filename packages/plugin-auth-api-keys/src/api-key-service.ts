@@ -176,18 +176,23 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
     for (const [credential, entry] of this.cache) if (entry.hash === hash) this.cache.delete(credential);
   }
 
+  /** The cache entry for the credential while it is fresh. Keyed by the credential itself: a hit costs no hashing. */
+  private fresh(credential: string, nowMs: number): CachedPrincipal | undefined {
+    const cached = this.cache.get(credential);
+    return cached !== undefined && cached.until > nowMs ? cached : undefined;
+  }
+
   /** A fresh cached positive answer for the credential, without I/O (see `Authenticator.authenticateCached`). */
   authenticateCached(credential: string): Principal | undefined {
-    const cached = this.cache.get(credential);
-    return cached && cached.until > clockMs(this.clock) ? cached.principal : undefined;
+    return this.fresh(credential, clockMs(this.clock))?.principal;
   }
 
   async authenticate(ctx: RequestContext, credential: string): Promise<Principal | undefined> {
     if (credential.length === 0 || credential.length > 512) return undefined;
     const nowMs = clockMs(this.clock);
-    // Keyed by the credential itself: a hit costs no hashing. The cache lives only in this process.
-    const cached = this.cache.get(credential);
-    if (cached && cached.until > nowMs) return cached.principal;
+    // The cache lives only in this process; a refused key is remembered too (as an undefined principal).
+    const cached = this.fresh(credential, nowMs);
+    if (cached) return cached.principal;
     const hash = hashApiKey(credential);
     const { principal, expiresAtMs } = await this.resolvePrincipal(ctx, hash, nowMs);
     if (this.cache.size > 10_000) this.cache.clear();

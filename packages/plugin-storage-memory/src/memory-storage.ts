@@ -215,26 +215,23 @@ function toStored(record: ResourceRecord): StoredResource {
  * the order's field paths and directions, so different orders of one collection do not collide.
  */
 const sortKeyCache = new WeakMap<JsonObject, Map<string, JsonValue[]>>();
-/** Signatures memoized per parsed order (services reuse their parsed default orders on every call). */
-const orderSignatures = new WeakMap<ListQuery['orderBy'], string>();
-function orderSignature(orderBy: ListQuery['orderBy']): string {
-  let signature = orderSignatures.get(orderBy);
-  if (signature === undefined) {
-    signature = orderBy.map((t) => `${t.declaration.path.join('.')}:${t.declaration.type}`).join(',');
-    orderSignatures.set(orderBy, signature);
-  }
-  return signature;
+/** `compute`, remembered per argument object (for long-lived, read-only arguments: parsed orders, field declarations). */
+function memoizedByObject<K extends object, V>(compute: (key: K) => V): (key: K) => V {
+  const memo = new WeakMap<K, V>();
+  return (key) => {
+    let value = memo.get(key);
+    if (value === undefined) {
+      value = compute(key);
+      memo.set(key, value);
+    }
+    return value;
+  };
 }
-/** Dotted paths memoized per field declaration (declarations are long-lived constants). */
-const dottedPaths = new WeakMap<object, string>();
-function dottedPath(declaration: { readonly path: readonly string[] }): string {
-  let path = dottedPaths.get(declaration);
-  if (path === undefined) {
-    path = declaration.path.join('.');
-    dottedPaths.set(declaration, path);
-  }
-  return path;
-}
+/** The signature of an order (parsed orders are shared across requests, so this is computed once each). */
+const orderSignature = memoizedByObject((orderBy: ListQuery['orderBy']) =>
+  orderBy.map((t) => `${t.declaration.path.join('.')}:${t.declaration.type}`).join(','));
+/** A declaration's dotted path. */
+const dottedPath = memoizedByObject((declaration: { readonly path: readonly string[] }) => declaration.path.join('.'));
 function cachedSortKey(data: JsonObject, orderBy: ListQuery['orderBy'], signature: string): JsonValue[] {
   if (!Object.isFrozen(data)) return sortKeyOf(data, orderBy);
   let perOrder = sortKeyCache.get(data);

@@ -52,7 +52,7 @@ describe('HttpRequestContext', () => {
 });
 
 describe('HttpRouteRequest', () => {
-  it('reads the body and the origin from the request only when asked', async () => {
+  it('answers the params and query it was given, and the request body and origin', async () => {
     const app = Fastify();
     app.post('/echo', async (request, reply) => {
       const ctx = new HttpRequestContext(request.id, principal, reply);

@@ -140,17 +140,21 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   for (const group of grouped.values()) {
     const lastParam = /:([a-z_]+)$/.exec(group.route)?.[1];
     const plain = group.byAction.get(undefined);
+    /** Runs the operation once the caller is known; answers, or hands any failure to the error handler. */
+    const serve = (request: FastifyRequest, reply: FastifyReply, spec: RouteSpec, params: Record<string, string>, principal: Principal): void => {
+      try {
+        const ctx = new HttpRequestContext(request.id, principal, reply);
+        const query = spec.query === undefined ? noQuery : parseQuery(request.query as Record<string, unknown>, spec.query);
+        spec.handle(new HttpRouteRequest(ctx, params, query, request)).then(
+          (result) => reply.header('x-request-id', request.id).send(result),
+          (error: unknown) => fail(reply, error),
+        );
+      } catch (error) {
+        fail(reply, error);
+      }
+    };
     // Answers are serialized with JSON.stringify (Fastify's default without a response schema): on these
     // bodies it is as fast as a schema-compiled serializer or faster (BENCHMARKS.md), and it cannot drop a field.
-    /** Runs the operation once the caller is known; answers or hands the error to the error handler. */
-    const serve = (request: FastifyRequest, reply: FastifyReply, spec: RouteSpec, params: Record<string, string>, principal: Principal): void => {
-      const ctx = new HttpRequestContext(request.id, principal, reply);
-      const query = spec.query === undefined ? noQuery : parseQuery(request.query as Record<string, unknown>, spec.query);
-      spec.handle(new HttpRouteRequest(ctx, params, query, request)).then(
-        (result) => reply.header('x-request-id', request.id).send(result),
-        (error: unknown) => fail(reply, error),
-      );
-    };
     app.route({
       method: group.method,
       url: group.route,
@@ -172,20 +176,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
           }
           if (!spec) throw notFound(`${request.method} ${request.url.split('?')[0]}`);
           const known = principalOf(request);
-          if (known instanceof Promise) {
-            known.then(
-              (principal) => {
-                try {
-                  serve(request, reply, spec, params, principal);
-                } catch (error) {
-                  fail(reply, error);
-                }
-              },
-              (error: unknown) => fail(reply, error),
-            );
-          } else {
-            serve(request, reply, spec, params, known);
-          }
+          if (known instanceof Promise) known.then((principal) => serve(request, reply, spec, params, principal), (error: unknown) => fail(reply, error));
+          else serve(request, reply, spec, params, known);
         } catch (error) {
           fail(reply, error);
         }

@@ -155,8 +155,7 @@ export class ResourceService {
   async get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
     this.authorizeName(ctx, name, 'get');
     const mask = parseFieldMask(readMask, this.topLevelFields);
-    const found = await this.env.storage.resources.get(ctx, name);
-    if (!found) throw notFound(name);
+    const found = await this.getStored(ctx, name);
     return applyReadMask(this.present(found.data), mask);
   }
 

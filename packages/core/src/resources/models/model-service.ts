@@ -1,7 +1,6 @@
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { StoredResource } from '../../ports/storage.js';
-import { notFound } from '../../errors/index.js';
 import { parseOrderBy } from '../../listing/index.js';
 import type { FieldDeclarations } from '../../listing/fields.js';
 import type { CheckedFilter } from '../../listing/filter/ast.js';
@@ -52,9 +51,7 @@ export class ModelService {
 
   async get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
     const { accountId } = this.resources.authorizeName(ctx, name, 'get');
-    // Both reads go straight to storage (no wrapper functions): this runs on every GET of a model.
-    const stored = await this.env.storage.resources.get(ctx, name);
-    if (!stored) throw notFound(name);
+    const stored = await this.resources.getStored(ctx, name);
     const result = await this.env.storage.resources.list(ctx, {
       parent: `accounts/${accountId}`,
       collection: 'deployedModels',
