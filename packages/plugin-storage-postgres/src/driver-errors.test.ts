@@ -15,6 +15,10 @@ describe('mapDriverError', () => {
     ['08001', Code.UNAVAILABLE],
     ['57P01', Code.UNAVAILABLE],
     ['53300', Code.UNAVAILABLE],
+    ['22P05', Code.INVALID_ARGUMENT],
+    ['22021', Code.INVALID_ARGUMENT],
+    ['22003', Code.INVALID_ARGUMENT],
+    ['54000', Code.INVALID_ARGUMENT],
   ])('maps %s to %s, keeping the cause', (code, expected) => {
     const error = driverError(code);
     const mapped = mapDriverError(error);

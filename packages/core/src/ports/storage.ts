@@ -9,7 +9,9 @@ import type { JsonObject, JsonValue } from './json.js';
  *
  * Codes thrown by every method: ALREADY_EXISTS (create of an existing name), NOT_FOUND (update or
  * delete of a missing name), ABORTED (etag mismatch, serialization failure, fenced job attempt),
- * UNAVAILABLE (the backing store cannot be reached). Never anything else for a well-formed call.
+ * UNAVAILABLE (the backing store cannot be reached), INVALID_ARGUMENT (a value the backing store
+ * cannot represent, e.g. NUL in a string on PostgreSQL; the validation layer refuses those first).
+ * Never anything else for a well-formed call.
  */
 
 /** A resource as stored: its JSON body plus the concurrency token. */
