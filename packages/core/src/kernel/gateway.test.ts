@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryStorage } from '../../../plugin-storage-memory/src/index.js';
+import { memoryStorage } from '../testing/index.js';
 import { staticTokenAuth, principalContext } from '../testing/test-gateway.js';
 import { AssemblyError } from './container.js';
 // after ./container.js, which loads the reflect polyfill tsyringe needs

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../../plugin-storage-memory/src/index.js';
+import { MemoryStorage } from '../testing/index.js';
 import { apiKeyAuth } from '../../../plugin-auth-api-keys/src/index.js';
 import { createGateway } from '../kernel/gateway.js';
 import { definePlugin } from '../kernel/plugin.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryStorage, MemoryStorage } from '../../../plugin-storage-memory/src/index.js';
+import { memoryStorage, MemoryStorage } from '../testing/index.js';
 import { gpuxRuntime } from '../../../plugin-runtime-gpux/src/index.js';
 import { failedPrecondition } from '../errors/index.js';
 import { definePlugin } from '../kernel/plugin.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../../plugin-storage-memory/src/index.js';
+import { MemoryStorage } from '../testing/index.js';
 import { gpuxRuntime } from '../../../plugin-runtime-gpux/src/index.js';
 import { createGateway, type Gateway } from '../kernel/gateway.js';
 import { definePlugin } from '../kernel/plugin.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../../plugin-storage-memory/src/index.js';
+import { MemoryStorage } from '../testing/index.js';
 import { silentLogger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
 import { ReconcilerLeadership } from './reconciler-leadership.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryStorage } from '../../../plugin-storage-memory/src/index.js';
+import { memoryStorage } from '../testing/index.js';
 import { createGpuxRuntime, gpuxRuntime } from '../../../plugin-runtime-gpux/src/index.js';
 import { createTestGateway, principalContext, type TestGateway } from '../testing/test-gateway.js';
 import { baseModelFacts } from '../resources/common/placement-defaults.js';

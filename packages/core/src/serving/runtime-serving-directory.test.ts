@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryStorage } from '../../../plugin-storage-memory/src/index.js';
+import { memoryStorage } from '../testing/index.js';
 import { gpuxRuntime } from '../../../plugin-runtime-gpux/src/index.js';
 import { storageToken } from '../kernel/tokens.js';
 import type { JsonObject } from '../ports/json.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../../plugin-storage-memory/src/index.js';
+import { MemoryStorage } from '../testing/index.js';
 import { systemContext } from '../kernel/request-context.js';
 import { silentLogger } from '../ports/logger.js';
 import { ServingChangeConsumer, servingChangesTopic } from './serving-change-feed.js';

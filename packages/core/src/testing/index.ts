@@ -6,3 +6,4 @@ export * from './storage-contract.js';
 export * from './test-gateway.js';
 export * from './runtime-contract.js';
 export * from './assertions.js';
+export { MemoryStorage, memoryStorage, type MemoryStorageOptions } from '../storage-memory/index.js';

@@ -1,3 +1,5 @@
+// Core's own bindings register on import of the services; a test gateway needs them like any gateway.
+import '../services/index.js';
 import { createGateway, type Gateway } from '../kernel/gateway.js';
 import { definePlugin, type GatewayPlugin } from '../kernel/plugin.js';
 import type { Principal, RequestContext, Role } from '../kernel/request-context.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage, memoryStorage } from '../../../plugin-storage-memory/src/index.js';
+import { MemoryStorage, memoryStorage } from '../testing/index.js';
 import { createGateway } from '../kernel/gateway.js';
 import { definePlugin } from '../kernel/plugin.js';
 import { systemContext } from '../kernel/request-context.js';

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../../../../plugin-storage-memory/src/index.js';
+import { MemoryStorage } from '../../testing/index.js';
 import { Code } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { systemClock } from '../../ports/clock.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { memoryStorage } from '../../../../plugin-storage-memory/src/index.js';
+import { memoryStorage } from '../../testing/index.js';
 import { createTestGateway, principalContext, type TestGateway } from '../../testing/test-gateway.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';

@@ -1,0 +1,55 @@
+import type { RequestContext } from '../kernel/index.js';
+import type { BlobStore, JobQueue, KeyValueStore, Outbox, ResourceStore, Storage, StorageTransaction } from '../ports/index.js';
+import { MemoryBlobStore } from './blobs.js';
+import { MemoryKeyValueStore } from './kv.js';
+import { MemoryOutbox } from './outbox.js';
+import { MemoryJobQueue } from './queue.js';
+import { MemoryResourceStore } from './resources.js';
+import { MemoryState } from './state.js';
+import { MemoryTransactions } from './transactions.js';
+
+export interface MemoryStorageOptions {
+  /** Clock in epoch milliseconds, for leases, expiries and timestamps. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/**
+ * Every storage port in process memory: the embedded default, the fake core's own tests use, and the
+ * reference the contract suite is written against. Nothing survives a restart.
+ *
+ * Transactions hold one mutex for their whole duration and keep an undo log that is replayed if the
+ * work throws. Writes made outside a transaction wait for the mutex, so a rollback never overwrites them.
+ * Reads do not wait, and may see a running transaction's writes (read-uncommitted): acceptable for the
+ * single-process store this is. A write through the root store made inside a transaction's work runs
+ * at once and is not rolled back (like a write on another connection of a database).
+ */
+export class MemoryStorage implements Storage {
+  readonly resources: ResourceStore;
+  readonly blobs: BlobStore;
+  readonly queue: JobQueue;
+  readonly outbox: Outbox;
+  readonly kv: KeyValueStore;
+
+  private readonly state: MemoryState;
+  private readonly transactions = new MemoryTransactions();
+
+  constructor(options: MemoryStorageOptions = {}) {
+    this.state = new MemoryState(options.now ?? Date.now);
+    const root = this.transactions.root;
+    this.resources = new MemoryResourceStore(this.state, root);
+    this.blobs = new MemoryBlobStore(this.state);
+    this.queue = new MemoryJobQueue(this.state, root);
+    this.outbox = new MemoryOutbox(this.state, root);
+    this.kv = new MemoryKeyValueStore(this.state);
+  }
+
+  transaction<T>(_ctx: RequestContext, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+    return this.transactions.run((scope) =>
+      work({
+        resources: new MemoryResourceStore(this.state, scope),
+        queue: new MemoryJobQueue(this.state, scope),
+        outbox: new MemoryOutbox(this.state, scope),
+      }),
+    );
+  }
+}
