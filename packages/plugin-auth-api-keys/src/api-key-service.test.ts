@@ -8,6 +8,7 @@ import type { ApiKeyManager } from '../../core/src/ports/api-keys.js';
 import type { Authenticator } from '../../core/src/ports/authenticator.js';
 import type { Storage } from '../../core/src/ports/storage.js';
 import { apiKeyAuth, apiKeyServiceToken } from './api-key-auth.js';
+import { secretIndexName } from './api-key-service.js';
 import { hashApiKey } from './api-key-format.js';
 import { expectRejected as rejected } from '@berth/core/testing';
 
@@ -74,9 +75,10 @@ describe('issuing keys', () => {
     expect(record!.data.keyHash).toBe(hashApiKey(created.key));
     expect(record!.data.keyHash).toMatch(/^[0-9a-f]{64}$/);
     expect(record!.data.key).toBeUndefined();
-    const index = await storage.kv.get(admin, `berth:apikey:${hashApiKey(created.key)}`);
+    const index = await storage.resources.get(admin, secretIndexName(hashApiKey(created.key)));
+    expect(index?.data).toMatchObject({ keyName: `${userName('alice')}/apiKeys/${created.keyId}`, userName: userName('alice') });
     expect(JSON.stringify(index)).not.toContain(created.key);
-    expect(await storage.kv.get(admin, `berth:apikey:${created.key}`)).toBeUndefined();
+    expect(await storage.resources.get(admin, secretIndexName(created.key))).toBeUndefined();
   });
 
   it('gives every key its own secret and id', async () => {
@@ -174,7 +176,7 @@ describe('authenticate', () => {
     await keys.delete(admin, userName('alice'), created.keyId);
     expect(await auth.authenticate(system, created.key)).toBeUndefined();
     expect((await keys.list(admin, userName('alice'), {})).totalSize).toBe(0);
-    expect(await storage.kv.get(admin, `berth:apikey:${hashApiKey(created.key)}`)).toBeUndefined();
+    expect(await storage.resources.get(admin, secretIndexName(hashApiKey(created.key)))).toBeUndefined();
     await rejected(keys.delete(admin, userName('alice'), created.keyId), 'NOT_FOUND');
   });
 
@@ -198,6 +200,33 @@ describe('authenticate', () => {
     clock.advance(5000);
     await tg.services.users.create(admin, account, { role: 'admin', email: 'new-alice@acme.test' }, 'alice');
     expect(await auth.authenticate(system, created.key)).toBeUndefined();
+  });
+
+  it('forgets a principal at once when its role changes, even when it was verified just before', async () => {
+    const created = await keys.create(admin, userName('alice'), {});
+    expect((await auth.authenticate(system, created.key))?.role).toBe('user');
+    expect(auth.authenticateCached?.(created.key)?.role).toBe('user');
+    await tg.services.users.update(admin, userName('alice'), { name: userName('alice'), role: 'inference-user' }, 'role');
+    expect(auth.authenticateCached?.(created.key)).toBeUndefined();
+    expect((await auth.authenticate(system, created.key))?.role).toBe('inference-user');
+  });
+
+  it('forgets a principal at once when its email changes', async () => {
+    const created = await keys.create(admin, userName('alice'), {});
+    expect((await auth.authenticate(system, created.key))?.email).toBe('alice@acme.test');
+    await tg.services.users.update(admin, userName('alice'), { name: userName('alice'), email: 'alice@new.test' }, 'email');
+    expect((await auth.authenticate(system, created.key))?.email).toBe('alice@new.test');
+  });
+
+  it('forgets every key of a deleted user at once', async () => {
+    const first = await keys.create(admin, userName('alice'), {});
+    const second = await keys.create(admin, userName('alice'), {});
+    await auth.authenticate(system, first.key);
+    await auth.authenticate(system, second.key);
+    await tg.services.users.delete(admin, userName('alice'));
+    expect(auth.authenticateCached?.(first.key)).toBeUndefined();
+    expect(auth.authenticateCached?.(second.key)).toBeUndefined();
+    expect(await auth.authenticate(system, second.key)).toBeUndefined();
   });
 
   it('follows a role change of the owner once the cache expires', async () => {

@@ -4,9 +4,11 @@ import {
   timestampSchema, displayNameSchema, clockMs,
   type ApiKeyInfo, type ApiKeyManager, type ApiKeyPage, type Authenticator, type Clock, type CreatedApiKey,
   type FieldDeclarations, type GatewaySecrets, type IdGenerator, type JsonObject, type Principal, type RequestContext,
-  type Resolver, type Role, type Storage,
+  type Resolver, type Role, type Storage, type StoredResource,
 } from '@berth/core';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format.js';
+import type { IdentityCache } from './identity-cache.js';
+import { publishPrincipalChange } from './principal-change-feed.js';
 
 const keyFields: FieldDeclarations = {
   name: { path: ['name'], type: 'string' },
@@ -23,8 +25,11 @@ const validateCreateBody = compileValidator(
   'request body',
 );
 
+/** What the secret index (and the legacy key-value index) holds for a key's hash. */
 interface KeyIndexEntry {
-  name: string;
+  /** The key's record, `accounts/{a}/users/{u}/apiKeys/{keyId}` (`name` in legacy entries). */
+  keyName?: string;
+  name?: string;
   userName: string;
   expireTime?: string;
   /**
@@ -34,45 +39,57 @@ interface KeyIndexEntry {
   userCreateTime?: string;
 }
 
-interface CachedPrincipal {
-  principal: Principal | undefined;
-  until: number;
-  hash: string;
+/**
+ * The secret index: one storage record per key hash, written in the same transaction as the key's own
+ * record. The storage's unique names make two keys with one secret impossible, however they race.
+ */
+export function secretIndexName(hash: string): string {
+  return `internal/apiKeySecrets/${hash}`;
+}
+
+/** Keys issued before the secret index were indexed in the key-value store; they keep working. */
+function legacyIndexKey(hash: string): string {
+  return `berth:apikey:${hash}`;
 }
 
 export interface ApiKeyServiceOptions {
   /**
-   * How long a verified key is trusted without reading storage again (ms). A revoked key stops working
-   * at once on the instance that revoked it and within this time on the others. Default 2000.
+   * How long a verified key is trusted without reading storage again (ms). Default 2000; 0 turns the
+   * cache off. Whatever it is, a change to the key's owner or a revocation is honoured at once on the
+   * instance that made it and within `staleBoundMs` on the others.
    */
   readonly cacheTtlMs?: number;
+  /** How often each instance reads the other instances' principal changes (ms). Default 250. */
+  readonly changeFeedIntervalMs?: number;
+  /**
+   * Longest time (ms) another instance may keep honouring a changed role, a deleted user or a revoked
+   * key. Default 1000; must exceed `changeFeedIntervalMs`. When the change feed cannot be read for that
+   * long, identities are read from storage on every request until it recovers.
+   */
+  readonly staleBoundMs?: number;
 }
 
 /**
  * Bearer API keys: issued once, stored as SHA-256 hashes (`accounts/{a}/users/{u}/apiKeys/{keyId}`
- * records plus a hash → record index in the key-value store), resolved to the owning user's principal.
+ * records plus the secret index, see {@link secretIndexName}), resolved to the owning user's principal.
+ * Verified keys are cached per instance in an {@link IdentityCache}.
  */
 export class ApiKeyService implements ApiKeyManager, Authenticator {
-  private readonly cache = new Map<string, CachedPrincipal>();
-  private readonly cacheTtlMs: number;
-
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly secrets: GatewaySecrets,
-    options: ApiKeyServiceOptions = {},
-  ) {
-    this.cacheTtlMs = options.cacheTtlMs ?? 2000;
-  }
+    private readonly cache: IdentityCache,
+  ) {}
 
-  static fromResolver(resolver: Resolver, options: ApiKeyServiceOptions): ApiKeyService {
+  static fromResolver(resolver: Resolver, cache: IdentityCache): ApiKeyService {
     return new ApiKeyService(
       resolver.resolve(storageToken),
       resolver.resolve(clockToken),
       resolver.resolve(idGeneratorToken),
       resolver.resolve(gatewaySecretsToken),
-      options,
+      cache,
     );
   }
 
@@ -107,14 +124,21 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
     };
     const hash = hashApiKey(key);
     const entry: KeyIndexEntry = {
-      name,
+      keyName: name,
       userName,
       ...(info.expireTime ? { expireTime: info.expireTime } : {}),
       ...(typeof user.createTime === 'string' ? { userCreateTime: user.createTime } : {}),
     };
-    const indexed = await this.storage.kv.set(ctx, `berth:apikey:${hash}`, { ...entry }, { ifAbsent: true });
-    if (!indexed) throw invalidArgument('that API key is already in use');
-    await this.storage.resources.create(ctx, name, { name, ...info, keyHash: hash });
+    if ((await this.storage.kv.get(ctx, legacyIndexKey(hash))) !== undefined) throw secretInUse();
+    await this.storage.transaction(ctx, async (tx) => {
+      // Uniqueness is the storage's: a second index record with this hash cannot commit.
+      await tx.resources.create(ctx, secretIndexName(hash), { ...entry }).catch((error: unknown) => {
+        throw isGatewayError(error) && error.code === Code.ALREADY_EXISTS ? secretInUse() : error;
+      });
+      await tx.resources.create(ctx, name, { name, ...info, keyHash: hash });
+    });
+    // A refusal of this secret remembered before it was issued must not outlive the issue.
+    this.cache.forgetKey(hash);
     return { ...info, key };
   }
 
@@ -144,14 +168,7 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
     const name = `${userName}/apiKeys/${keyId}`;
     const found = await this.storage.resources.get(ctx, name);
     if (!found) throw notFound(name);
-    const hash = String(found.data.keyHash);
-    await this.storage.kv.delete(ctx, `berth:apikey:${hash}`);
-    this.evict(hash);
-    try {
-      await this.storage.resources.delete(ctx, name);
-    } catch (error) {
-      if (!(isGatewayError(error) && error.code === Code.NOT_FOUND)) throw error;
-    }
+    await this.revoke(ctx, found);
   }
 
   /** Deletes every key of a user (when the user is deleted). */
@@ -163,42 +180,51 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
         orderBy: parseOrderBy(undefined, keyFields, 'create_time'),
         pageSize: 200,
       });
-      for (const item of page.items) {
-        await this.storage.kv.delete(ctx, `berth:apikey:${String(item.data.keyHash)}`);
-        this.evict(String(item.data.keyHash));
-        await this.storage.resources.delete(ctx, item.name).catch(() => undefined);
-      }
+      for (const item of page.items) await this.revoke(ctx, item);
       if (!page.hasMore) return;
     }
   }
 
-  private evict(hash: string): void {
-    for (const [credential, entry] of this.cache) if (entry.hash === hash) this.cache.delete(credential);
-  }
-
-  /** The cache entry for the credential while it is fresh. Keyed by the credential itself: a hit costs no hashing. */
-  private fresh(credential: string, nowMs: number): CachedPrincipal | undefined {
-    const cached = this.cache.get(credential);
-    return cached !== undefined && cached.until > nowMs ? cached : undefined;
+  /**
+   * Removes the key's record and index entry and publishes the revocation to the other instances, in
+   * one transaction; then forgets the key here, before the revocation is acknowledged.
+   */
+  private async revoke(ctx: RequestContext, record: StoredResource): Promise<void> {
+    const hash = String(record.data.keyHash);
+    await this.storage.kv.delete(ctx, legacyIndexKey(hash));
+    await this.storage.transaction(ctx, async (tx) => {
+      await ignoreNotFound(tx.resources.delete(ctx, secretIndexName(hash)));
+      await ignoreNotFound(tx.resources.delete(ctx, record.name));
+      await publishPrincipalChange(ctx, tx.outbox, { keyHash: hash });
+    });
+    this.cache.forgetKey(hash);
   }
 
   /** A fresh cached positive answer for the credential, without I/O (see `Authenticator.authenticateCached`). */
   authenticateCached(credential: string): Principal | undefined {
-    return this.fresh(credential, clockMs(this.clock))?.principal;
+    return this.cache.fresh(credential, clockMs(this.clock))?.principal;
   }
 
   async authenticate(ctx: RequestContext, credential: string): Promise<Principal | undefined> {
     if (credential.length === 0 || credential.length > 512) return undefined;
     const nowMs = clockMs(this.clock);
-    // The cache lives only in this process; a refused key is remembered too (as an undefined principal).
-    const cached = this.fresh(credential, nowMs);
+    // A refused key is remembered too (as an undefined principal).
+    const cached = this.cache.fresh(credential, nowMs);
     if (cached) return cached.principal;
+    const generation = this.cache.readStarted();
     const hash = hashApiKey(credential);
     const { principal, expiresAtMs } = await this.resolvePrincipal(ctx, hash, nowMs);
-    if (this.cache.size > 10_000) this.cache.clear();
     // A cached principal never outlives its key's expireTime.
-    this.cache.set(credential, { principal, until: Math.min(nowMs + this.cacheTtlMs, expiresAtMs), hash });
+    this.cache.remember(credential, { principal, until: Math.min(nowMs + this.cache.ttlMs, expiresAtMs), hash }, generation);
     return principal;
+  }
+
+  private async readIndex(ctx: RequestContext, hash: string): Promise<KeyIndexEntry | undefined> {
+    const indexed = await this.storage.resources.get(ctx, secretIndexName(hash));
+    const entry = indexed?.data ?? (await this.storage.kv.get(ctx, legacyIndexKey(hash)));
+    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return undefined;
+    const parsed = entry as unknown as KeyIndexEntry;
+    return typeof parsed.userName === 'string' && typeof (parsed.keyName ?? parsed.name) === 'string' ? parsed : undefined;
   }
 
   private async resolvePrincipal(
@@ -207,8 +233,8 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
     nowMs: number,
   ): Promise<{ principal: Principal | undefined; expiresAtMs: number }> {
     const none = { principal: undefined, expiresAtMs: Number.POSITIVE_INFINITY };
-    const entry = (await this.storage.kv.get(ctx, `berth:apikey:${hash}`)) as KeyIndexEntry | undefined | null;
-    if (!entry || typeof entry !== 'object' || typeof entry.userName !== 'string') return none;
+    const entry = await this.readIndex(ctx, hash);
+    if (!entry) return none;
     const expiresAtMs = entry.expireTime !== undefined ? Date.parse(entry.expireTime) : Number.POSITIVE_INFINITY;
     if (expiresAtMs <= nowMs) return none;
     const user = await this.storage.resources.get(ctx, entry.userName);
@@ -223,10 +249,22 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
         accountId,
         role,
         ...(typeof user.data.email === 'string' ? { email: user.data.email } : {}),
-        keyId: entry.name.split('/').pop()!,
+        keyId: String(entry.keyName ?? entry.name).split('/').pop()!,
       },
       expiresAtMs,
     };
+  }
+}
+
+function secretInUse(): Error {
+  return invalidArgument('that API key is already in use');
+}
+
+async function ignoreNotFound(work: Promise<void>): Promise<void> {
+  try {
+    await work;
+  } catch (error) {
+    if (!(isGatewayError(error) && error.code === Code.NOT_FOUND)) throw error;
   }
 }
 

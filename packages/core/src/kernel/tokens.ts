@@ -1,6 +1,6 @@
 import { createToken } from './token.js';
 import type { Storage } from '../ports/storage.js';
-import type { Authenticator } from '../ports/authenticator.js';
+import type { Authenticator, PrincipalChangeListener } from '../ports/authenticator.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { GatewayLogger } from '../ports/logger.js';
@@ -13,3 +13,5 @@ export const clockToken = createToken<Clock>('Clock');
 export const idGeneratorToken = createToken<IdGenerator>('IdGenerator');
 export const loggerToken = createToken<GatewayLogger>('Logger');
 export const configToken = createToken<GatewayConfig>('GatewayConfig');
+/** Multi-binding: who must hear of a change to a principal (identity caches). */
+export const principalChangeListenersToken = createToken<readonly PrincipalChangeListener[]>('PrincipalChangeListeners');

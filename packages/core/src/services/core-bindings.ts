@@ -1,7 +1,7 @@
 import { setCoreRegistrar } from '../kernel/gateway.js';
 import { queueHandlersToken } from '../workers/queue-handler.js';
 import { deploymentPurgeHandler } from '../resources/deployments/deployment-purge.js';
-import { clockToken, configToken, idGeneratorToken, loggerToken, storageToken } from '../kernel/tokens.js';
+import { clockToken, configToken, idGeneratorToken, loggerToken, principalChangeListenersToken, storageToken } from '../kernel/tokens.js';
 import { systemContext } from '../kernel/request-context.js';
 import { ResourceEnvironment } from '../resources/common/resource-environment.js';
 import { GatewaySecrets } from '../resources/common/secrets.js';
@@ -48,7 +48,7 @@ setCoreRegistrar((binder, hooks) => {
     deployments.addObserver(deployedModelLifecycle(deployedModels, r.resolve(loggerToken)));
     // The reconciler (started when runtimes exist) finishes deletions: DELETING → DELETED once replicas stop.
     deployments.setReconciledDeletion(r.resolveAll(acceleratorRuntimesToken).length > 0);
-    const users = new UserService(env, secrets);
+    const users = new UserService(env, secrets, r.resolveAll(principalChangeListenersToken));
     const datasets = new DatasetService(env, secrets);
     if (r.isBound(apiKeyManagerToken)) {
       const apiKeys = r.resolve(apiKeyManagerToken);

@@ -1,5 +1,7 @@
 import type { RequestContext } from '../../kernel/request-context.js';
+import type { PrincipalChangeListener } from '../../ports/authenticator.js';
 import type { JsonObject } from '../../ports/json.js';
+import type { StorageTransaction } from '../../ports/storage.js';
 import { ResourceEnvironment } from '../common/resource-environment.js';
 import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
@@ -22,7 +24,11 @@ export class UserService {
     this.deletedListeners.push(listener);
   }
 
-  constructor(env: ResourceEnvironment, secrets: GatewaySecrets) {
+  /**
+   * @param principalListeners told of every update and deletion of a user, inside its transaction and
+   *   once it committed (identity caches forget the principal before the change is acknowledged).
+   */
+  constructor(env: ResourceEnvironment, secrets: GatewaySecrets, private readonly principalListeners: readonly PrincipalChangeListener[] = []) {
     this.storage = new TransactionScopedStorage(env.storage);
     this.resources = new ResourceService(userDefinition, new ResourceEnvironment(this.storage, env.clock, env.ids), secrets);
   }
@@ -47,17 +53,33 @@ export class UserService {
   async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
     this.resources.authorizeName(ctx, name, 'update');
     assertBodyNamesUser(body, name);
-    return this.storage.transaction(ctx, () => this.resources.update(ctx, name, body, updateMask));
+    const updated = await this.storage.transaction(ctx, async (tx) => {
+      const result = await this.resources.update(ctx, name, body, updateMask);
+      await this.principalChanging(ctx, name, tx);
+      return result;
+    });
+    this.principalChanged(name);
+    return updated;
   }
 
   /** Deletes a user. FAILED_PRECONDITION for the account's last admin; NOT_FOUND when absent. */
   async delete(ctx: RequestContext, name: string): Promise<void> {
     this.resources.authorizeName(ctx, name, 'delete');
-    await this.storage.transaction(ctx, async () => {
+    await this.storage.transaction(ctx, async (tx) => {
       const user = await this.resources.getStored(ctx, name);
       if (user.data.role === 'admin') await assertAnotherAdminExists(ctx, this.storage.resources, name, 'delete');
       await this.resources.remove(ctx, name);
+      await this.principalChanging(ctx, name, tx);
     });
+    this.principalChanged(name);
     for (const listener of this.deletedListeners) await listener(ctx, name);
+  }
+
+  private async principalChanging(ctx: RequestContext, userName: string, tx: StorageTransaction): Promise<void> {
+    for (const listener of this.principalListeners) await listener.inTransaction?.(ctx, userName, tx);
+  }
+
+  private principalChanged(userName: string): void {
+    for (const listener of this.principalListeners) listener.committed(userName);
   }
 }
