@@ -2,6 +2,7 @@ import {
   Code, GatewayError, invalidArgument, isGatewayError, renderControlPlaneError, renderImageError, renderInferenceError,
   type GatewayLogger,
 } from '@berth/core';
+import { bodyTooLarge, bodyTooLargeReason } from './json-body.js';
 
 export type Surface = 'control' | 'inference' | 'image';
 
@@ -31,7 +32,7 @@ export function toRequestError(error: unknown, logger: GatewayLogger, requestId:
     return error;
   }
   const e = (error ?? {}) as FastifyLikeError;
-  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return invalidArgument(`request body is too large`, { reason: 'BODY_TOO_LARGE' });
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return bodyTooLarge('request body is too large');
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return invalidArgument('Content-Type must be application/json', { reason: 'UNSUPPORTED_MEDIA_TYPE' });
   if (e.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') return invalidArgument('Content-Length does not match the body');
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
@@ -41,13 +42,21 @@ export function toRequestError(error: unknown, logger: GatewayLogger, requestId:
   return new GatewayError(Code.INTERNAL, 'internal error', { cause: error });
 }
 
+/**
+ * Status and body of `error` on `surface`. A body too large answers HTTP 413 (its code stays
+ * INVALID_ARGUMENT), except on the image surface, whose failures are always 400 (spec, Errors rule 1).
+ */
 export function renderError(error: GatewayError, surface: Surface): { status: number; body: unknown } {
   switch (surface) {
     case 'control':
-      return renderControlPlaneError(error);
+      return withBodyTooLarge(error, renderControlPlaneError(error));
     case 'inference':
-      return renderInferenceError(error);
+      return withBodyTooLarge(error, renderInferenceError(error));
     case 'image':
       return renderImageError(error);
   }
+}
+
+function withBodyTooLarge<T>(error: GatewayError, rendered: { status: number; body: T }): { status: number; body: T } {
+  return error.reason === bodyTooLargeReason ? { status: 413, body: rendered.body } : rendered;
 }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { request as httpRequest } from 'node:http';
 import type { Principal } from '@berth/core';
-import { HttpRequestContext, HttpRouteRequest } from './http-request.js';
+import { HttpRequestContext, HttpRouteRequest, ifMatchOf } from './http-request.js';
 
 const principal: Principal = { userName: 'accounts/a/users/u', accountId: 'a', role: 'admin' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -62,5 +62,31 @@ describe('HttpRouteRequest', () => {
     const answer = await app.inject({ method: 'POST', url: '/echo', headers: { host: 'gw.example:8080' }, payload: { a: 1 } });
     expect(answer.json()).toEqual({ body: { a: 1 }, baseUrl: 'http://gw.example:8080', params: { id: 'x' }, query: { readMask: 'name' } });
     await app.close();
+  });
+});
+
+describe('ifMatchOf', () => {
+  it('strips the quotes (and a weak marker) of an entity tag, keeps `*`, and ignores an empty header', () => {
+    expect(ifMatchOf('"abc123"')).toBe('abc123');
+    expect(ifMatchOf('W/"abc123"')).toBe('abc123');
+    expect(ifMatchOf('abc123')).toBe('abc123');
+    expect(ifMatchOf('*')).toBe('*');
+    expect(ifMatchOf('  ')).toBeUndefined();
+    expect(ifMatchOf(undefined)).toBeUndefined();
+  });
+
+  it('is exposed on the route request as `ifMatch`', async () => {
+    const app = Fastify();
+    app.get('/etag', async (request, reply) => {
+      const ctx = new HttpRequestContext(request.id, principal, reply);
+      return { ifMatch: new HttpRouteRequest(ctx, {}, {}, request).ifMatch ?? null };
+    });
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      expect(await (await fetch(`${url}/etag`, { headers: { 'if-match': '"v1"' } })).json()).toEqual({ ifMatch: 'v1' });
+      expect(await (await fetch(`${url}/etag`)).json()).toEqual({ ifMatch: null });
+    } finally {
+      await app.close();
+    }
   });
 });

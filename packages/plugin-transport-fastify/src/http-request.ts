@@ -32,13 +32,15 @@ export class HttpRequestContext implements RequestContext {
   }
 }
 
-/** What a route handler receives; `baseUrl` is computed only by the routes that read it (dataset files). */
+/** What a route handler receives; `baseUrl` and `ifMatch` are computed only by the routes that read them. */
 export class HttpRouteRequest implements RouteRequest {
   constructor(
     readonly ctx: RequestContext,
     readonly params: Readonly<Record<string, string>>,
     readonly query: QueryValues,
     private readonly request: FastifyRequest,
+    /** Where the gateway is mounted (`''` or e.g. `/berth`). */
+    private readonly prefix = '',
   ) {}
 
   get body(): unknown {
@@ -46,6 +48,19 @@ export class HttpRouteRequest implements RouteRequest {
   }
 
   get baseUrl(): string {
-    return `${this.request.protocol}://${this.request.host}`;
+    return `${this.request.protocol}://${this.request.host}${this.prefix}`;
   }
+
+  get ifMatch(): string | undefined {
+    return ifMatchOf(this.request.headers['if-match']);
+  }
+}
+
+/** The `If-Match` header's entity tag with its quotes (and a weak `W/` marker) stripped; `*` is kept. */
+export function ifMatchOf(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const value = header.trim();
+  if (value === '') return undefined;
+  const tag = value.startsWith('W/') ? value.slice(2) : value;
+  return tag.length >= 2 && tag.startsWith('"') && tag.endsWith('"') ? tag.slice(1, -1) : tag;
 }

@@ -18,6 +18,7 @@ export interface RouteRequest {
   readonly body: unknown;
   /** Origin of the request as the client sees it (`http://host:port`), for URLs the answer carries. */
   readonly baseUrl: string;
+  /** `If-Match` (AIP-154 etag), quotes stripped, `*` kept. */ readonly ifMatch?: string | undefined;
 }
 
 /**

@@ -30,8 +30,6 @@ export interface InferenceProxyOptions {
   readonly dispatcher?: Dispatcher;
 }
 
-export type Authenticate = (request: FastifyRequest) => Promise<Principal>;
-
 interface ResolvedOptions {
   readonly headersMs: number;
   readonly bodyIdleMs: number;

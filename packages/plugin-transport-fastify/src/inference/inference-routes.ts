@@ -4,15 +4,18 @@ import {
   type Gateway, type GatewayLogger, type JsonObject, type JsonSchema, type RequestContext,
 } from '@berth/core';
 import type { RouteSpec } from '../route-spec.js';
-import { InferenceProxy, type Authenticate, type InferenceProxyOptions } from './inference-proxy.js';
+import type { BearerAuthentication } from '../authentication.js';
+import { InferenceProxy, type InferenceProxyOptions } from './inference-proxy.js';
 import { parseChatCompletionRequest, parseCompletionRequest, type InferenceRequest } from './inference-request.js';
 
 export type InferenceRouteOptions = InferenceProxyOptions;
 
 export interface InferenceRouteDependencies {
   readonly gateway: Gateway;
-  /** The server's bearer authentication (the same as the control plane's). */
-  readonly authenticate: Authenticate;
+  /** The server's bearer authentication (the same as the control plane's), run before the body is read. */
+  readonly auth: BearerAuthentication;
+  /** Largest accepted request body in bytes. */
+  readonly bodyLimit?: number;
   readonly logger?: GatewayLogger;
   readonly options?: InferenceRouteOptions;
 }
@@ -28,20 +31,20 @@ const modelsPath = '/inference/v1/models';
  * answers `/inference/...` URLs in the inference format. Requires a bound {@link servingDirectoryToken}.
  */
 export function registerInferenceRoutes(app: FastifyInstance, deps: InferenceRouteDependencies): InferenceProxy {
-  const { gateway, authenticate } = deps;
+  const { gateway, auth } = deps;
+  const routeOptions = { onRequest: auth.onRequest, ...(deps.bodyLimit !== undefined ? { bodyLimit: deps.bodyLimit } : {}) };
   const proxy = new InferenceProxy(gateway.resolve(servingDirectoryToken), deps.options, deps.logger ?? gateway.logger);
   app.addHook('onClose', async () => proxy.close());
 
   const serve = (parse: (body: unknown) => InferenceRequest) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const principal = await authenticate(request);
-    await proxy.handle(principal, parse(request.body), request, reply);
+    await proxy.handle(auth.principalOf(request), parse(request.body), request, reply);
     return reply;
   };
-  app.post(chatPath, serve(parseChatCompletionRequest));
-  app.post(completionsPath, serve(parseCompletionRequest));
+  app.post(chatPath, routeOptions, serve(parseChatCompletionRequest));
+  app.post(completionsPath, routeOptions, serve(parseCompletionRequest));
 
-  app.get(modelsPath, async (request, reply) => {
-    const principal = await authenticate(request);
+  app.get(modelsPath, routeOptions, async (request, reply) => {
+    const principal = auth.principalOf(request);
     const ctx: RequestContext = { requestId: request.id, principal };
     authorize(ctx, 'inference.use', { accountId: principal.accountId });
     const body = await listUsableModels(gateway, ctx, principal.accountId);

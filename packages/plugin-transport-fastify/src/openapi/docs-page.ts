@@ -5,9 +5,9 @@ const escapeHtml = (text: string) =>
 
 /**
  * A self-contained API reference page rendered from the OpenAPI document: no scripts or assets from
- * elsewhere, so it works on a machine with no internet access.
+ * elsewhere, so it works on a machine with no internet access. `prefix` is where the document is mounted.
  */
-export function renderDocsPage(doc: OpenAPIV3_1.Document): string {
+export function renderDocsPage(doc: OpenAPIV3_1.Document, prefix = ''): string {
   const byTag = new Map<string, string[]>();
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of ['get', 'post', 'patch', 'delete'] as const) {
@@ -27,5 +27,5 @@ export function renderDocsPage(doc: OpenAPIV3_1.Document): string {
   const sections = [...byTag.entries()].map(([t, ops]) => `<h2 id="tag-${escapeHtml(t)}">${escapeHtml(t)}</h2>${ops.join('')}`).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(doc.info.title)} ${escapeHtml(doc.info.version)}</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;color:#1d2330}code,pre{font-family:ui-monospace,monospace}pre{background:#f4f5f7;padding:.75rem;overflow:auto}table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #d8dbe2;padding:.25rem .5rem;text-align:left}.m{display:inline-block;min-width:4.5rem;font-size:.8rem;padding:.1rem .4rem;border-radius:3px;color:#fff}.get{background:#2f7d32}.post{background:#1e5fb4}.patch{background:#a66300}.delete{background:#b3261e}section{border-top:1px solid #e3e5ea;padding:.5rem 0}</style></head>
-<body><h1>${escapeHtml(doc.info.title)} <small>${escapeHtml(doc.info.version)}</small></h1><p>${escapeHtml(doc.info.description ?? '')}</p><p>Authenticate every call with <code>Authorization: Bearer &lt;API key&gt;</code>. Machine-readable document: <a href="/openapi.json">/openapi.json</a>.</p><ul>${nav}</ul>${sections}</body></html>`;
+<body><h1>${escapeHtml(doc.info.title)} <small>${escapeHtml(doc.info.version)}</small></h1><p>${escapeHtml(doc.info.description ?? '')}</p><p>Authenticate every call with <code>Authorization: Bearer &lt;API key&gt;</code>. Machine-readable document: <a href="${escapeHtml(prefix)}/openapi.json">${escapeHtml(prefix)}/openapi.json</a>.</p><ul>${nav}</ul>${sections}</body></html>`;
 }

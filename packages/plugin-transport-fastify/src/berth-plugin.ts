@@ -1,0 +1,204 @@
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import {
+  authenticatorToken, configToken, coreServicesToken, apiKeyManagerToken, invalidArgument, storageToken,
+  notFound, systemContext, servingDirectoryToken, type Gateway, type GatewayLogger, type Principal,
+} from '@berth/core';
+import { renderError, surfaceOf, toRequestError } from './errors.js';
+import { parseQuery } from './query.js';
+import type { QueryValues, RouteSpec } from './route-spec.js';
+import { HttpRequestContext, HttpRouteRequest } from './http-request.js';
+import { bearerAuthentication } from './authentication.js';
+import { defaultJsonBodyLimits, parseJsonBody, type JsonBodyLimits } from './json-body.js';
+import { controlPlaneRoutes } from './routes/control-plane-routes.js';
+import { apiKeyRoutes } from './routes/api-key-routes.js';
+import { datasetFileRoutes, registerSignedFileRoutes } from './routes/dataset-file-routes.js';
+import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { renderDocsPage } from './openapi/docs-page.js';
+import { inferenceRouteSpecs, registerInferenceRoutes, type InferenceRouteOptions } from './inference/inference-routes.js';
+
+/** Options of the {@link berth} Fastify plugin (Fastify's own `prefix` register option mounts it under a path). */
+export interface BerthPluginOptions {
+  readonly gateway: Gateway;
+  /** Extra routes from other plugins (inference, images). */
+  readonly extraRoutes?: readonly RouteSpec[];
+  /** Largest accepted JSON request body in bytes; larger bodies answer 413. Default 10 MiB. */
+  readonly bodyLimit?: number;
+  /** Most object keys in one JSON request body; more answer 413 before the body is parsed. Default 10,000. */
+  readonly maxJsonKeys?: number;
+  /** Most object members plus array elements in one JSON request body; more answer 413. Default 500,000. */
+  readonly maxJsonValues?: number;
+  readonly logger?: GatewayLogger;
+  /** Timeouts and pool of the inference proxy (used when a ServingDirectory is bound). */
+  readonly inference?: InferenceRouteOptions;
+}
+
+export const defaultBodyLimit = 10 * 1024 * 1024;
+
+const noQuery: QueryValues = Object.freeze({});
+
+/** Splits `/v1/.../{id}:action` into the Fastify path of its base route and the action. */
+function fastifyPathOf(path: string): { route: string; action: string | undefined } {
+  const match = /^(.*\})(?::([A-Za-z]+))$/.exec(path);
+  const base = match ? match[1]! : path;
+  return { route: base.replace(/\{([a-z_]+)\}/g, ':$1'), action: match ? match[2] : undefined };
+}
+
+/** Hands a failure to the error handler (`reply.send` of a non-Error would answer it as a body). */
+function fail(reply: FastifyReply, error: unknown): void {
+  reply.send(error instanceof Error ? error : new Error(String(error)));
+}
+
+/** All routes the gateway serves over HTTP. */
+export function gatewayRoutes(gateway: Gateway, extra: readonly RouteSpec[] = []): RouteSpec[] {
+  const routes = controlPlaneRoutes(gateway.resolve(coreServicesToken));
+  if (gateway.isBound(apiKeyManagerToken)) routes.push(...apiKeyRoutes(gateway.resolve(apiKeyManagerToken)));
+  routes.push(...datasetFileRoutes(gateway.resolve(coreServicesToken).datasetFiles));
+  return [...routes, ...extra];
+}
+
+/** The OpenAPI document with every path under `prefix` (the plugin's mount point). */
+export function prefixedOpenApiDocument(document: OpenAPIV3_1.Document, prefix: string): OpenAPIV3_1.Document {
+  if (prefix === '' || document.paths === undefined) return document;
+  const paths: OpenAPIV3_1.PathsObject = {};
+  for (const [path, item] of Object.entries(document.paths)) paths[`${prefix}${path}`] = item;
+  return { ...document, paths };
+}
+
+/**
+ * Berth as an encapsulated Fastify plugin: `app.register(berth, { gateway, prefix: '/berth' })`. Every
+ * route of the table with bearer auth checked before the body is read, strict and bounded JSON, errors
+ * in each surface's format, `/openapi.json`, `/docs`, `/healthz`, `/readyz`. Its content-type parsers,
+ * error and not-found handlers, hooks and decorators stay inside its scope: the host's instance is not
+ * changed. Server-wide settings (request ids, router limits, timeouts, client errors) belong to whoever
+ * creates the Fastify instance; {@link createHttpServer} sets them for a standalone server.
+ */
+export const berth: FastifyPluginCallback<BerthPluginOptions> = (app, options, done) => {
+  try {
+    registerBerth(app, options);
+    done();
+  } catch (error) {
+    done(error as Error);
+  }
+};
+
+function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void {
+  const { gateway } = options;
+  const prefix = app.prefix;
+  const logger = options.logger ?? gateway.logger;
+  const config = gateway.resolve(configToken);
+  const routes = gatewayRoutes(gateway, options.extraRoutes);
+  const auth = bearerAuthentication(app, gateway.resolve(authenticatorToken));
+  const bodyLimit = options.bodyLimit ?? defaultBodyLimit;
+  const limits: JsonBodyLimits = {
+    maxDepth: config.maxJsonDepth,
+    maxKeys: options.maxJsonKeys ?? defaultJsonBodyLimits.maxKeys,
+    maxValues: options.maxJsonValues ?? defaultJsonBodyLimits.maxValues,
+  };
+  const surface = (request: FastifyRequest) => surfaceOf(prefix === '' ? request.url : request.url.slice(prefix.length));
+  const pathOf = (request: FastifyRequest) => request.url.split('?')[0]!;
+
+  // This scope's parsers only: the host's own content-type parsers stay as they are.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_request, text, done) => {
+    try {
+      done(null, parseJsonBody(text as string, limits));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  // Any other media type is refused with 400 INVALID_ARGUMENT (the signed file routes accept bytes in their own context).
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, _body, done) => {
+    done(invalidArgument('Content-Type must be application/json', { reason: 'UNSUPPORTED_MEDIA_TYPE' }), undefined);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const gatewayError = toRequestError(error, logger, request.id);
+    const { status, body } = renderError(gatewayError, surface(request));
+    void reply.code(status).header('x-request-id', request.id).send(body);
+  });
+  // Unknown paths answer 404 from an `onRequest` hook, before any body is read. The hook lives in a
+  // child scope that holds only the not-found handler, so the routes do not run it.
+  void app.register((scope, _options, done) => {
+    scope.addHook('onRequest', (request, _reply, next) => next(notFound(`${request.method} ${pathOf(request)}`)));
+    scope.setNotFoundHandler((request, reply) => reply.send(notFound(`${request.method} ${pathOf(request)}`)));
+    done();
+  });
+
+  const grouped = new Map<string, { method: RouteSpec['method']; route: string; byAction: Map<string | undefined, RouteSpec> }>();
+  for (const spec of routes) {
+    const { route, action } = fastifyPathOf(spec.path);
+    const key = `${spec.method} ${route}`;
+    const group = grouped.get(key) ?? { method: spec.method, route, byAction: new Map() };
+    group.byAction.set(action, spec);
+    grouped.set(key, group);
+  }
+
+  for (const group of grouped.values()) {
+    const lastParam = /:([a-z_]+)$/.exec(group.route)?.[1];
+    const plain = group.byAction.get(undefined);
+    /** Runs the operation; answers, or hands any failure to the error handler. */
+    const serve = (request: FastifyRequest, reply: FastifyReply, spec: RouteSpec, params: Record<string, string>, principal: Principal): void => {
+      const ctx = new HttpRequestContext(request.id, principal, reply);
+      const query = spec.query === undefined ? noQuery : parseQuery(request.query as Record<string, unknown>, spec.query);
+      spec.handle(new HttpRouteRequest(ctx, params, query, request, prefix)).then(
+        (result) => reply.header('x-request-id', request.id).send(result),
+        (error: unknown) => fail(reply, error),
+      );
+    };
+    // Answers are serialized with JSON.stringify (Fastify's default without a response schema): on these
+    // bodies it is as fast as a schema-compiled serializer or faster (BENCHMARKS.md), and it cannot drop a field.
+    app.route({
+      method: group.method,
+      url: group.route,
+      bodyLimit,
+      // The caller is authenticated before Fastify reads the body.
+      onRequest: auth.onRequest,
+      // A callback-style handler (it answers through `reply`, errors included): no async frame and no
+      // promise for Fastify to wrap. Every failure still reaches the error handler.
+      handler: (request: FastifyRequest, reply: FastifyReply) => {
+        try {
+          let params = request.params as Record<string, string>;
+          let spec = plain;
+          if (lastParam !== undefined) {
+            const last = params[lastParam];
+            // `{id}:verb` is a custom method; an unknown verb is 404 like an unknown path.
+            if (last !== undefined && last.includes(':')) {
+              const [id, verb] = last.split(':', 2) as [string, string];
+              params = { ...params, [lastParam]: id };
+              spec = group.byAction.get(verb);
+            }
+          }
+          if (!spec) throw notFound(`${request.method} ${pathOf(request)}`);
+          serve(request, reply, spec, params, auth.principalOf(request));
+        } catch (error) {
+          fail(reply, error);
+        }
+      },
+    });
+  }
+
+  // Inference routes stream, so they are registered directly (same auth and error handler) and only documented via RouteSpecs.
+  const inferenceDocs = gateway.isBound(servingDirectoryToken) ? inferenceRouteSpecs() : [];
+  if (inferenceDocs.length > 0) {
+    registerInferenceRoutes(app, { gateway, auth, bodyLimit, logger, ...(options.inference ? { options: options.inference } : {}) });
+  }
+
+  void app.register(registerSignedFileRoutes, { files: gateway.resolve(coreServicesToken).datasetFiles });
+
+  const openApi = prefixedOpenApiDocument(buildOpenApiDocument([...routes, ...inferenceDocs]), prefix);
+  const docsPage = renderDocsPage(openApi, prefix);
+  app.get('/openapi.json', async () => openApi);
+  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage));
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (request, reply) => {
+    if (gateway.state !== 'running') return reply.code(503).send({ status: 'not ready', gateway: gateway.state });
+    try {
+      await gateway.resolve(storageToken).kv.get(systemContext('readyz'), 'berth:readyz');
+      return { status: 'ready' };
+    } catch (error) {
+      logger.warn({ requestId: request.id, err: String(error) }, 'readiness check failed');
+      return reply.code(503).send({ status: 'not ready', storage: 'unreachable' });
+    }
+  });
+}
