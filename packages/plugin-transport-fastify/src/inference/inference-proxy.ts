@@ -24,6 +24,13 @@ export interface InferenceProxyOptions {
   /** Keep-alive connections per replica. Default 128. */
   readonly connectionsPerReplica?: number;
   /**
+   * Request bodies larger than this (bytes) go over a connection of their own, closed after the answer
+   * (`Connection: close`). A replica that refuses a large body before reading it (413) and then closes
+   * its end leaves a pooled connection in a state the next request would inherit (it hung, then 503).
+   * Default 1 MiB: larger bodies are rare, and one connection setup is nothing next to their upload.
+   */
+  readonly keepAliveMaxBodyBytes?: number;
+  /**
    * The undici dispatcher to use (shared pool with keep-alive). Default: one Agent per server, closed
    * with it. A host passing its own closes it itself.
    */
@@ -35,6 +42,7 @@ interface ResolvedOptions {
   readonly bodyIdleMs: number;
   readonly acquireMs: number;
   readonly maxResponseBytes: number;
+  readonly keepAliveMaxBodyBytes: number;
 }
 
 /** A class, not a literal with a getter: V8 builds accessor literals through the runtime (slow on a hot path). */
@@ -117,6 +125,7 @@ export class InferenceProxy {
       bodyIdleMs: options.bodyIdleTimeoutMs ?? 60_000,
       acquireMs: options.acquireTimeoutMs ?? 120_000,
       maxResponseBytes: options.maxResponseBytes ?? 64 * 1024 * 1024,
+      keepAliveMaxBodyBytes: options.keepAliveMaxBodyBytes ?? 1024 * 1024,
     };
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
@@ -205,6 +214,9 @@ export class InferenceProxy {
   private send(lease: ReplicaLease, inference: InferenceRequest, requestId: string, signal: ClientAbort): Promise<Dispatcher.ResponseData> {
     const { origin, prefix } = this.endpoints.get(lease.endpoint);
     const body = JSON.stringify(inference.model === lease.servedModelId ? inference.body : { ...inference.body, model: lease.servedModelId });
+    const limit = this.options.keepAliveMaxBodyBytes;
+    // A string of n UTF-16 units holds at most 3n UTF-8 bytes: most bodies skip the byte count.
+    const ownConnection = body.length * 3 > limit && Buffer.byteLength(body) > limit;
     return this.dispatcher.request({
       origin,
       path: `${prefix}${inference.operation === 'chat' ? '/v1/chat/completions' : '/v1/completions'}`,
@@ -214,6 +226,7 @@ export class InferenceProxy {
       signal,
       headersTimeout: this.options.headersMs,
       bodyTimeout: this.options.bodyIdleMs,
+      ...(ownConnection ? { reset: true } : {}),
     });
   }
 
