@@ -1,4 +1,4 @@
-import { aborted, alreadyExists, notFound, type JsonObject, type ListQuery, type ListResult, type RequestContext, type ResourceStore, type StoredResource } from '@berth/core';
+import { aborted, alreadyExists, notFound, type JsonObject, type ListQuery, type ListResult, type RequestContext, type StoredResource, type TransactionResourceStore } from '@berth/core';
 import { SqlParams, descendingHeadRanges, filterToSql, keysetToSql, orderByToSql } from './filter-to-sql.js';
 import { json, parseJson, run, text, type ExecutorSource, type Tables } from './pg-support.js';
 import type { SqlExecutor } from './sql-client.js';
@@ -14,7 +14,7 @@ function splitResourceName(name: string): { parent: string; collection: string }
   return { parent: segments.slice(0, -2).join('/'), collection: segments[segments.length - 2] ?? '' };
 }
 
-export class PgResourceStore implements ResourceStore {
+export class PgResourceStore implements TransactionResourceStore {
   constructor(
     private readonly t: Tables,
     private readonly db: ExecutorSource,
@@ -40,6 +40,13 @@ export class PgResourceStore implements ResourceStore {
 
   async get(_ctx: RequestContext, name: string): Promise<StoredResource | undefined> {
     const { rows } = await run(this.db(), `SELECT data::text AS data, version::text AS version FROM ${this.t.resources} WHERE name = $1`, [name]);
+    const row = rows[0];
+    return row === undefined ? undefined : { name, data: parseJson(row.data) as JsonObject, etag: text(row.version) };
+  }
+
+  /** Reads and row-locks `name` (`SELECT … FOR UPDATE`); the lock lasts until the transaction ends. */
+  async getForUpdate(_ctx: RequestContext, name: string): Promise<StoredResource | undefined> {
+    const { rows } = await run(this.db(), `SELECT data::text AS data, version::text AS version FROM ${this.t.resources} WHERE name = $1 FOR UPDATE`, [name]);
     const row = rows[0];
     return row === undefined ? undefined : { name, data: parseJson(row.data) as JsonObject, etag: text(row.version) };
   }

@@ -165,11 +165,42 @@ export interface KeyValueStore {
   increment(ctx: RequestContext, key: string, by: number, ttlMs?: number): Promise<number>;
 }
 
-/** What a transaction may touch: resource changes, jobs and events commit or roll back together. */
+/** The resource store of a transaction: adds a read that locks what it read. */
+export interface TransactionResourceStore extends ResourceStore {
+  /**
+   * Reads `name` and makes every other writer of it, and every other `getForUpdate` of it, wait until
+   * this transaction ends. A read-modify-write in the transaction therefore cannot lose to a concurrent
+   * one: the etag read is still current when the transaction writes with it. Undefined when absent.
+   */
+  getForUpdate(ctx: RequestContext, name: string): Promise<StoredResource | undefined>;
+}
+
+/**
+ * What a transaction may touch: resource changes, jobs and events commit or roll back together.
+ *
+ * **Invariants that span records** (an account keeps at least one admin; API-key secrets are unique;
+ * anything similar later) are enforced with {@link StorageTransaction.lock}: every write that could
+ * break the invariant runs in a transaction that
+ *   1. first takes the invariant's lock, `tx.lock(ctx, '<invariant>:<scope>')`, e.g.
+ *      `last-admin:accounts/acme` (before any `getForUpdate`, so locks are always taken in the same
+ *      order and cannot deadlock);
+ *   2. then reads what the rule needs through `tx` and checks it;
+ *   3. then writes through `tx`.
+ * Holders of one key run one after another, and each sees every write the previous holders committed,
+ * so two writers can never both pass a check that only one of them may pass. Adapters choose how
+ * (PostgreSQL: a transaction-scoped advisory lock; memory: transactions already run one at a time); the
+ * storage contract races such writers to prove it.
+ */
 export interface StorageTransaction {
-  readonly resources: ResourceStore;
+  readonly resources: TransactionResourceStore;
   readonly queue: JobQueue;
   readonly outbox: Outbox;
+  /**
+   * Takes the exclusive lock named `key` until the transaction commits or rolls back; another
+   * transaction asking for the same key waits for it. Keys are free-form strings, `<invariant>:<scope>`
+   * by convention. Taking a key the transaction already holds returns at once.
+   */
+  lock(ctx: RequestContext, key: string): Promise<void>;
 }
 
 /** The storage port: one object per gateway, provided by a storage plugin. */

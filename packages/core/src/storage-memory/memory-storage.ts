@@ -49,6 +49,9 @@ export class MemoryStorage implements Storage {
         resources: new MemoryResourceStore(this.state, scope),
         queue: new MemoryJobQueue(this.state, scope),
         outbox: new MemoryOutbox(this.state, scope),
+        // Invariant locks hold by construction: transactions run one at a time (one mutex), so a check
+        // and the write after it never interleave with another transaction's.
+        lock: async () => undefined,
       }),
     );
   }

@@ -1,7 +1,7 @@
 import { aborted, alreadyExists, notFound } from '../errors/index.js';
 import type { RequestContext } from '../kernel/index.js';
 import { compareSortKeys, evaluateFilter } from '../listing/index.js';
-import type { JsonObject, JsonValue, ListQuery, ListResult, ResourceStore, StoredResource } from '../ports/index.js';
+import type { JsonObject, JsonValue, ListQuery, ListResult, StoredResource, TransactionResourceStore } from '../ports/index.js';
 import { listingView } from './indexes.js';
 import { cachedSortKey, indexableEquality, orderSignature } from './listing.js';
 import { freezeCopy, toStored, type ResourceRecord } from './records.js';
@@ -10,7 +10,7 @@ import type { MemoryState } from './state.js';
 import type { WriteScope } from './transactions.js';
 
 /** The resource store in memory: frozen bodies, a global etag counter, indexed lists. */
-export class MemoryResourceStore implements ResourceStore {
+export class MemoryResourceStore implements TransactionResourceStore {
   constructor(
     private readonly state: MemoryState,
     private readonly scope: WriteScope,
@@ -34,6 +34,14 @@ export class MemoryResourceStore implements ResourceStore {
   async get(_ctx: RequestContext, name: string): Promise<StoredResource | undefined> {
     const record = this.state.resources.get(name);
     return record === undefined ? undefined : toStored(record);
+  }
+
+  /**
+   * A plain read: a transaction holds the store's mutex for its whole run, and every write from outside
+   * it waits for that mutex, so nothing can change the resource before the transaction ends.
+   */
+  getForUpdate(ctx: RequestContext, name: string): Promise<StoredResource | undefined> {
+    return this.get(ctx, name);
   }
 
   update(_ctx: RequestContext, name: string, data: JsonObject, expectedEtag: string): Promise<StoredResource> {

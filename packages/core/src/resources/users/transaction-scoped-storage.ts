@@ -18,7 +18,7 @@ export class TransactionScopedStorage implements Storage {
   readonly outbox: Outbox;
 
   constructor(private readonly root: Storage) {
-    const scope = (): StorageTransaction => this.current.getStore() ?? root;
+    const scope = (): Pick<Storage, 'resources' | 'queue' | 'outbox'> => this.current.getStore() ?? root;
     this.resources = {
       create: (ctx, name, data) => scope().resources.create(ctx, name, data),
       get: (ctx, name) => scope().resources.get(ctx, name),

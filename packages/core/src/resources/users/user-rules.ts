@@ -29,9 +29,17 @@ const adminFilter = parseFilter('role = admin', userFields);
 const byName = parseOrderBy('name', userFields, 'name');
 
 /**
+ * The storage lock (`StorageTransaction.lock`) of the "at least one admin" invariant of an account:
+ * every demotion or deletion of a user takes it before it reads anything.
+ */
+export function lastAdminLockKey(accountId: string): string {
+  return `last-admin:${accountName(accountId)}`;
+}
+
+/**
  * Throws FAILED_PRECONDITION when `userName` is the only admin of its account: an account must keep
- * at least one admin, or nobody could manage its users again. Call it inside the same storage
- * transaction as the write, so two concurrent demotions cannot both pass.
+ * at least one admin, or nobody could manage its users again. Call it inside the storage transaction
+ * of the write, after taking {@link lastAdminLockKey}, so two concurrent demotions cannot both pass.
  */
 export async function assertAnotherAdminExists(ctx: RequestContext, store: ResourceStore, userName: string, action: string): Promise<void> {
   const { accountId } = parseResourceName(userName, 'users');

@@ -6,13 +6,14 @@ import { ResourceEnvironment } from '../common/resource-environment.js';
 import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { userDefinition } from './user-definition.js';
-import { assertAnotherAdminExists, assertBodyNamesUser } from './user-rules.js';
+import { assertAnotherAdminExists, assertBodyNamesUser, lastAdminLockKey } from './user-rules.js';
 import { TransactionScopedStorage } from './transaction-scoped-storage.js';
 
 /**
  * Users of an account. Every change is synchronous (see the state machine). An account always keeps
  * an admin: demoting or deleting the last one is FAILED_PRECONDITION, checked in the same storage
- * transaction as the write so that concurrent calls cannot both remove "the other" admin.
+ * transaction as the write and under the account's last-admin lock, so that concurrent calls cannot
+ * both remove "the other" admin.
  */
 export class UserService {
   readonly resources: ResourceService;
@@ -51,9 +52,9 @@ export class UserService {
    * FAILED_PRECONDITION when it would demote the account's last admin.
    */
   async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
-    this.resources.authorizeName(ctx, name, 'update');
+    const { accountId } = this.resources.authorizeName(ctx, name, 'update');
     assertBodyNamesUser(body, name);
-    const updated = await this.storage.transaction(ctx, async (tx) => {
+    const updated = await this.underAdminLock(ctx, accountId, async (tx) => {
       const result = await this.resources.update(ctx, name, body, updateMask);
       await this.principalChanging(ctx, name, tx);
       return result;
@@ -64,8 +65,8 @@ export class UserService {
 
   /** Deletes a user. FAILED_PRECONDITION for the account's last admin; NOT_FOUND when absent. */
   async delete(ctx: RequestContext, name: string): Promise<void> {
-    this.resources.authorizeName(ctx, name, 'delete');
-    await this.storage.transaction(ctx, async (tx) => {
+    const { accountId } = this.resources.authorizeName(ctx, name, 'delete');
+    await this.underAdminLock(ctx, accountId, async (tx) => {
       const user = await this.resources.getStored(ctx, name);
       if (user.data.role === 'admin') await assertAnotherAdminExists(ctx, this.storage.resources, name, 'delete');
       await this.resources.remove(ctx, name);
@@ -81,5 +82,13 @@ export class UserService {
 
   private principalChanged(userName: string): void {
     for (const listener of this.principalListeners) listener.committed(userName);
+  }
+
+  /** Runs `work` in a storage transaction that first takes the account's last-admin lock. */
+  private underAdminLock<T>(ctx: RequestContext, accountId: string, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+    return this.storage.transaction(ctx, async (tx) => {
+      await tx.lock(ctx, lastAdminLockKey(accountId));
+      return work(tx);
+    });
   }
 }
