@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../ports/json.js';
+import type { JsonObject } from '../contracts/json.js';
 import { applyReadMask, applyUpdateMask, parseFieldMask } from './field-mask.js';
 import { invalid } from './test-fixtures.js';
 

@@ -3,7 +3,7 @@
  * Paths are comma-separated, snake_case or camelCase, normalised to dotted camelCase.
  */
 import { invalidArgument } from '../errors/index.js';
-import type { JsonObject, JsonValue } from '../ports/json.js';
+import type { JsonObject, JsonValue } from '../contracts/json.js';
 import { setOwn, snakeToCamel } from './values.js';
 
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../ports/json.js';
+import type { JsonObject } from '../contracts/json.js';
 import { encodePageToken } from './page-token.js';
 import { prepareListRequest, type ListRequestInput } from './list-request.js';
 import { compareSortKeys, sortKeyOf } from './sort-key.js';

@@ -3,7 +3,7 @@
  * pageToken together and hands back what the store needs plus a function that mints the next token.
  */
 import { invalidArgument } from '../errors/index.js';
-import type { JsonObject, JsonValue } from '../ports/json.js';
+import type { JsonObject, JsonValue } from '../contracts/json.js';
 import type { FieldDeclarations } from './fields.js';
 import type { CheckedFilter } from './filter/ast.js';
 import { parseFilter } from './filter/parse-filter.js';

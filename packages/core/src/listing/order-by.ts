@@ -3,14 +3,11 @@
  * JavaScript package exists). Field paths are snake_case or camelCase; `asc`/`desc` are case-insensitive.
  */
 import { invalidArgument, type GatewayError } from '../errors/index.js';
-import type { FieldDeclaration, FieldDeclarations } from './fields.js';
+import type { FieldDeclarations, OrderTerm } from '../contracts/list-query.js';
 import { nameDeclaration, resolveField, samePath } from './field-names.js';
 
 /** One term of a checked orderBy. The listing layer always appends `name` ascending as tiebreaker. */
-export interface OrderTerm {
-  readonly declaration: FieldDeclaration;
-  readonly descending: boolean;
-}
+export type { OrderTerm } from '../contracts/list-query.js';
 
 const MAX_ORDER_BY_LENGTH = 2048;
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;

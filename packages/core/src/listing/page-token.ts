@@ -6,7 +6,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { invalidArgument, type GatewayError } from '../errors/index.js';
-import type { JsonValue } from '../ports/json.js';
+import type { JsonValue } from '../contracts/json.js';
 
 const VERSION = 1;
 /** Tokens longer than this are garbage; positions are a few short values. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../ports/json.js';
+import type { JsonValue } from '../contracts/json.js';
 import { parseOrderBy } from './order-by.js';
 import { compareSortKeys, sortKeyOf } from './sort-key.js';
 import { declarations } from './test-fixtures.js';

@@ -4,7 +4,7 @@
  * the smallest value), int64 as `numeric`, strings, enums and timestamps (normalised ISO strings, which
  * sort like the instants) with `COLLATE "C"`, booleans false < true, durations as seconds.
  */
-import type { JsonObject, JsonValue } from '../ports/json.js';
+import type { JsonObject, JsonValue } from '../contracts/json.js';
 import type { OrderTerm } from './order-by.js';
 import { parseDuration, parseTimestamp, readPath, storedInt64 } from './values.js';
 

@@ -3,7 +3,7 @@
  * sort keys, so that a value typed by a client and a value read from a stored resource are compared in
  * one way. The PostgreSQL adapter mirrors these rules (see `filter/evaluator.ts`).
  */
-import type { JsonObject, JsonValue } from '../ports/json.js';
+import type { JsonObject, JsonValue } from '../contracts/json.js';
 
 /** protobuf Timestamp range: 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999Z (ms precision here). */
 const MIN_TIMESTAMP_MS = -62135596800000;

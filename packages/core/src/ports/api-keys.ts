@@ -1,4 +1,4 @@
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../contracts/request-context.js';
 
 /** An API key as listed: never the secret. */
 export interface ApiKeyInfo {

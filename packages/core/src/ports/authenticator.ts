@@ -1,4 +1,4 @@
-import type { Principal, RequestContext } from '../kernel/request-context.js';
+import type { Principal, RequestContext } from '../contracts/request-context.js';
 import type { StorageTransaction } from './storage.js';
 
 /**

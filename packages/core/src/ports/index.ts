@@ -1,3 +1,7 @@
+/**
+ * Every port of core in one place: what plugins implement (storage, authenticator, API keys, accelerator
+ * runtimes and their provisioners) and what core exposes to transports (serving directory, advisor).
+ */
 export * from './json.js';
 export * from './logger.js';
 export * from './clock.js';
@@ -5,3 +9,7 @@ export * from './id-generator.js';
 export * from './storage.js';
 export * from './authenticator.js';
 export * from './api-keys.js';
+export * from './accelerator-runtime.js';
+export * from './provisioner.js';
+export * from './serving-directory.js';
+export * from './serving-advisor.js';

@@ -1,3 +1,2 @@
-export type JsonPrimitive = string | number | boolean | null;
-export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+/** Moved to the contract layer; re-exported here so existing imports keep working. */
+export type * from '../contracts/json.js';

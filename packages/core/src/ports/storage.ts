@@ -1,7 +1,6 @@
-import type { RequestContext } from '../kernel/request-context.js';
-import type { CheckedFilter } from '../listing/filter/ast.js';
-import type { OrderTerm } from '../listing/order-by.js';
-import type { JsonObject, JsonValue } from './json.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { ListQuery } from '../contracts/list-query.js';
+import type { JsonObject, JsonValue } from '../contracts/json.js';
 
 /**
  * Storage ports. Every adapter (memory, PostgreSQL, third-party) implements all of them and proves it
@@ -27,18 +26,7 @@ export interface StoredResource {
   readonly etag: string;
 }
 
-export interface ListQuery {
-  /** `accounts/{account}`, or a user name for nested collections such as API keys. */
-  readonly parent: string;
-  /** Collection id, e.g. `models`. */
-  readonly collection: string;
-  readonly filter?: CheckedFilter;
-  /** Sort order; always ends with `name` as the unique tiebreaker (the listing layer adds it). */
-  readonly orderBy: readonly OrderTerm[];
-  readonly pageSize: number;
-  /** Keyset position: the order-by values of the last item of the previous page. */
-  readonly after?: readonly JsonValue[];
-}
+export type { ListQuery } from '../contracts/list-query.js';
 
 export interface ListResult {
   readonly items: readonly StoredResource[];

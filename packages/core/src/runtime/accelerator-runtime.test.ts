@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { describeRuntimeContract } from '../testing/runtime-contract.js';
-import { createAcceleratorRuntime, findRuntime, type AcceleratorRuntime } from './accelerator-runtime.js';
+import { createAcceleratorRuntime, findRuntime } from './accelerator-runtime.js';
 import { simulatedProvisioner } from './simulated-provisioner.js';
+import type { AcceleratorRuntime } from '../ports/accelerator-runtime.js';
 
 /** A third-party vendor built only from the public runtime API: proves the contract suite is reusable. */
 function acmeRuntime(): AcceleratorRuntime {

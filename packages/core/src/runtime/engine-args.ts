@@ -1,31 +1,7 @@
+import type { EngineArgs, SpeculativeDecoding } from '../ports/accelerator-runtime.js';
 import { precisionEngineSettings } from './precision.js';
-import { replicaContextLength, servedModelId, type ReplicaSpec } from './replica-spec.js';
-
-/** Speculative decoding settings derived from a deployment. */
-export type SpeculativeDecoding =
-  | { readonly method: 'draft_model'; readonly model: string; readonly numSpeculativeTokens: number }
-  | { readonly method: 'ngram'; readonly promptLookupMax: number; readonly numSpeculativeTokens: number };
-
-/**
- * Arguments of an OpenAI-compatible inference engine, derived from a deployment. Vendor-neutral: every runtime
- * renders them the same way (vLLM-style flags), only device names and images differ.
- */
-export interface EngineArgs {
-  /** What the engine loads: the checkpoint URI or the model name. */
-  readonly model: string;
-  readonly servedModelName: string;
-  /** = acceleratorCount. */
-  readonly tensorParallelSize: number;
-  readonly dtype: 'float16' | 'bfloat16';
-  readonly quantization?: string;
-  readonly kvCacheDtype?: 'fp8';
-  readonly maxModelLen: number;
-  readonly speculative?: SpeculativeDecoding;
-  readonly lora?: { readonly maxLoras: number };
-  readonly port: number;
-  /** Flags a precision variant adds. */
-  readonly extraArgs: readonly string[];
-}
+import { replicaContextLength, servedModelId } from './replica-spec.js';
+import type { ReplicaSpec } from '../ports/provisioner.js';
 
 /** Candidates per speculative step when the deployment names a draft model but no count. */
 export const defaultDraftTokenCount = 4;

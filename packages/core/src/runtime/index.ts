@@ -4,7 +4,6 @@ export * from './engine-args.js';
 export * from './kubernetes-manifests.js';
 export * from './kubernetes-provisioner.js';
 export * from './precision.js';
-export * from './provisioner.js';
 export * from './replica-spec.js';
 export * from './replica-tracker.js';
 export * from './simulated-provisioner.js';

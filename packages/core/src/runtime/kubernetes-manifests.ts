@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { JsonObject } from '../ports/json.js';
-import type { LaunchSpec } from './accelerator-runtime.js';
-import type { StartReplicaRequest } from './replica-spec.js';
+import type { JsonObject } from '../contracts/json.js';
+import type { LaunchSpec } from '../ports/accelerator-runtime.js';
+import type { StartReplicaRequest } from '../ports/provisioner.js';
 
 /** A Kubernetes object as JSON: enough typing to build and read the manifests Berth renders. */
 export interface KubernetesManifest {

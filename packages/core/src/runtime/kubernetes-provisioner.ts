@@ -1,8 +1,4 @@
 import { isGatewayError, unavailable } from '../errors/index.js';
-import type { RequestContext } from '../kernel/request-context.js';
-import { systemContext } from '../kernel/request-context.js';
-import type { JsonObject, JsonValue } from '../ports/json.js';
-import type { LaunchSpec } from './accelerator-runtime.js';
 import {
   berthAnnotations,
   berthLabels,
@@ -13,9 +9,11 @@ import {
   type KubernetesManifestOptions,
   type KubernetesObjectRef,
 } from './kubernetes-manifests.js';
-import type { Provisioner, ReplicaHandle, ReplicaPhase } from './provisioner.js';
 import { assertReplicaId, ReplicaTracker } from './replica-tracker.js';
-import type { ReplicaSpec, StartReplicaRequest } from './replica-spec.js';
+import { type RequestContext, systemContext } from '../contracts/request-context.js';
+import type { JsonObject, JsonValue } from '../contracts/json.js';
+import type { LaunchSpec } from '../ports/accelerator-runtime.js';
+import type { Provisioner, ReplicaHandle, ReplicaPhase, ReplicaSpec, StartReplicaRequest } from '../ports/provisioner.js';
 
 /**
  * The few Kubernetes operations the provisioner needs. Runtime plugins provide a default implementation on

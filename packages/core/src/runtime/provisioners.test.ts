@@ -1,13 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReferenceEngine, type ReferenceEngine } from '../engine/reference-engine.js';
-import { systemContext } from '../kernel/request-context.js';
 import { replicaPhaseFromPod } from './kubernetes-provisioner.js';
-import type { Provisioner, ReplicaPhase } from './provisioner.js';
-import { isReplicaPhaseTransitionAllowed, replicaPhases } from './provisioner.js';
 import { ReplicaTracker } from './replica-tracker.js';
-import type { ReplicaSpec } from './replica-spec.js';
 import { simulatedProvisioner } from './simulated-provisioner.js';
 import { staticProvisioner } from './static-provisioner.js';
+import { systemContext } from '../contracts/request-context.js';
+import { type Provisioner, type ReplicaPhase, isReplicaPhaseTransitionAllowed, replicaPhases, type ReplicaSpec } from '../ports/provisioner.js';
 
 const ctx = systemContext('test');
 const spec = (acceleratorCount = 1, extra: Partial<ReplicaSpec> = {}): ReplicaSpec => ({

@@ -1,13 +1,5 @@
 import { Code, GatewayError, invalidArgument } from '../errors/index.js';
-import type { ReplicaSpec } from './replica-spec.js';
-import {
-  isReplicaPhaseTransitionAllowed,
-  terminalReplicaPhases,
-  type ReplicaHandle,
-  type ReplicaPhase,
-  type ReplicaPhaseEvent,
-  type ReplicaStatus,
-} from './provisioner.js';
+import { type ReplicaSpec, isReplicaPhaseTransitionAllowed, terminalReplicaPhases, type ReplicaHandle, type ReplicaPhase, type ReplicaPhaseEvent, type ReplicaStatus } from '../ports/provisioner.js';
 
 const replicaIdPattern = /^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
 

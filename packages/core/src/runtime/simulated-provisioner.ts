@@ -1,8 +1,8 @@
 import { startReferenceEngine, type EngineFaults, type EngineSpeed, type ReferenceEngine } from '../engine/reference-engine.js';
-import type { RequestContext } from '../kernel/request-context.js';
-import type { Provisioner, ReplicaHandle, ReplicaPhase } from './provisioner.js';
 import { assertReplicaId, ReplicaTracker } from './replica-tracker.js';
-import { replicaContextLength, servedModelId, type StartReplicaRequest } from './replica-spec.js';
+import { replicaContextLength, servedModelId } from './replica-spec.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { Provisioner, ReplicaHandle, ReplicaPhase, StartReplicaRequest } from '../ports/provisioner.js';
 
 /** Phase durations of simulated replicas. Defaults are small so tests stay fast. */
 export interface SimulatedDelays {

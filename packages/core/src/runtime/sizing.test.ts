@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { AcceleratorTypeInfo } from './accelerator.js';
 import { deriveEngineArgs, renderEngineArgv } from './engine-args.js';
 import { bytesPerWeight, kvCacheBytesPerElement, precisionEngineSettings, precisions } from './precision.js';
 import { checkAcceleratorCount, estimateAcceleratorCount, parseParameterCount } from './sizing.js';
+import type { AcceleratorTypeInfo } from '../ports/accelerator-runtime.js';
 
 const a80: AcceleratorTypeInfo = {
   type: 'TEST_80GB',

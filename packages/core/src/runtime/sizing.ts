@@ -1,6 +1,7 @@
 import { invalidArgument } from '../errors/index.js';
-import { tensorParallelSizes, type AcceleratorTypeInfo } from './accelerator.js';
-import { bytesPerWeight, effectivePrecision, kvCacheBytesPerElement, type Precision } from './precision.js';
+import { tensorParallelSizes } from './accelerator.js';
+import { bytesPerWeight, effectivePrecision, kvCacheBytesPerElement } from './precision.js';
+import type { AcceleratorTypeInfo, SizingEstimate, SizingInput } from '../ports/accelerator-runtime.js';
 
 /** Context length assumed when neither the shape nor the model gives one. */
 export const defaultSizingContextLength = 8192;
@@ -23,29 +24,6 @@ export const defaultSizingConstants: SizingConstants = {
   kvWidthFactor: 0.3,
   kvCacheSequences: 1,
 };
-
-export interface SizingInput {
-  /** The base model's parameter count, an int64 carried as a decimal string (spec convention). */
-  readonly parameterCount: string;
-  readonly precision?: Precision;
-  /** Context length to budget for; 0 or absent means {@link defaultSizingContextLength}. */
-  readonly contextLength?: number;
-}
-
-/** The result of sizing: the minimum replica size plus the figures it came from (for messages and UIs). */
-export interface SizingEstimate {
-  /** Minimum accelerators per replica: a tensor-parallel size (1, 2, 4 or 8). */
-  readonly acceleratorCount: number;
-  /** Accelerators the memory alone needs before rounding up to a power of two. */
-  readonly minimumAccelerators: number;
-  readonly requiredBytes: number;
-  readonly weightBytes: number;
-  readonly kvCacheBytes: number;
-  readonly overheadBytes: number;
-  /** Bytes one accelerator offers the engine (memory × utilization). */
-  readonly usableBytesPerAccelerator: number;
-  readonly contextLength: number;
-}
 
 const GiB = 1024 ** 3;
 

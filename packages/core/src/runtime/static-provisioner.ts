@@ -1,8 +1,8 @@
 import { failedPrecondition } from '../errors/index.js';
-import type { RequestContext } from '../kernel/request-context.js';
-import type { Provisioner, ReplicaHandle } from './provisioner.js';
 import { assertReplicaId, ReplicaTracker } from './replica-tracker.js';
-import { servedModelId, type StartReplicaRequest } from './replica-spec.js';
+import { servedModelId } from './replica-spec.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { Provisioner, ReplicaHandle, StartReplicaRequest } from '../ports/provisioner.js';
 
 export interface StaticProvisionerOptions {
   /**

@@ -1,13 +1,13 @@
 import { definePlugin, type GatewayPlugin } from '../kernel/plugin.js';
-import type { AcceleratorTypeInfo } from './accelerator.js';
-import { createAcceleratorRuntime, type AcceleratorRuntime, type LaunchProfile } from './accelerator-runtime.js';
+import { createAcceleratorRuntime } from './accelerator-runtime.js';
 import type { KubernetesManifestOptions } from './kubernetes-manifests.js';
 import { kubernetesProvisioner, type KubernetesApi } from './kubernetes-provisioner.js';
-import type { Provisioner } from './provisioner.js';
 import { simulatedProvisioner, type SimulatedProvisionerOptions } from './simulated-provisioner.js';
 import type { SizingConstants } from './sizing.js';
 import { staticProvisioner, type StaticProvisionerOptions } from './static-provisioner.js';
 import { acceleratorRuntimesToken } from './tokens.js';
+import type { AcceleratorTypeInfo, AcceleratorRuntime, LaunchProfile } from '../ports/accelerator-runtime.js';
+import type { Provisioner } from '../ports/provisioner.js';
 
 /** Options of the Kubernetes provisioner as a runtime plugin takes them. */
 export interface KubernetesProvisionerChoice extends Partial<KubernetesManifestOptions> {

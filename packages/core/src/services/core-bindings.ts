@@ -17,7 +17,8 @@ import { deployedModelLifecycle } from '../resources/deployed-models/deployed-mo
 import { acceleratorRuntimesToken } from '../runtime/tokens.js';
 import { recentTrafficDeletionGuard } from '../serving/deletion-guard.js';
 import { runtimeServingAdvisor } from '../serving/runtime-serving-advisor.js';
-import { registerServing, servingLoadToken } from '../serving/serving-bindings.js';
+import { registerServing } from './serving-bindings.js';
+import { servingLoadToken } from '../serving/tokens.js';
 import { resolveServingOptions, servingOptionsToken } from '../serving/serving-options.js';
 import { BatchInferenceJobService } from '../resources/batch-inference-jobs/batch-inference-job-service.js';
 import { ReinforcementFineTuningJobService } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-service.js';

@@ -1,8 +1,8 @@
 import { parseDuration } from '../listing/index.js';
-import type { JsonObject } from '../ports/json.js';
 import { defaultAutoscalingPolicy } from '../resources/deployments/deployment-rules.js';
 import { isPlainObject } from '../validation/paths.js';
 import type { LoadSample } from './serving-load.js';
+import type { JsonObject } from '../contracts/json.js';
 
 /** The load metric the autoscaler supports: requests in flight or waiting, per replica. */
 export const concurrentRequestsLoadTarget = 'concurrent_requests';

@@ -4,14 +4,14 @@ import { gpuxRuntime } from '../../../plugin-runtime-gpux/src/index.js';
 import { failedPrecondition } from '../errors/index.js';
 import { definePlugin } from '../kernel/plugin.js';
 import { storageToken } from '../kernel/tokens.js';
-import type { JsonObject } from '../ports/json.js';
 import { simulatedProvisioner, type SimulatedProvisioner } from '../runtime/simulated-provisioner.js';
-import { systemContext } from '../kernel/request-context.js';
 import { ManualClock } from '../testing/test-gateway.js';
 import { servingIndexKey } from './deployment-reconciler.js';
 import { parseReplicaId } from './replica-naming.js';
-import { adminOf, baseModelBody, fastDelays, startServingGateway, waitFor, type ServingTestGateway } from './serving-test-kit.js';
+import { adminOf, baseModelBody, fastDelays, startServingGateway, waitFor, type ServingTestGateway } from '../testing/serving-test-kit.js';
 import type { ServingOptions } from './serving-options.js';
+import type { JsonObject } from '../contracts/json.js';
+import { systemContext } from '../contracts/request-context.js';
 
 const account = 'acme';
 const ctx = adminOf(account);

@@ -1,7 +1,5 @@
 import { Code, isGatewayError, toGatewayError } from '../errors/index.js';
-import { systemContext, type RequestContext } from '../kernel/request-context.js';
 import type { Clock } from '../ports/clock.js';
-import type { JsonObject } from '../ports/json.js';
 import type { GatewayLogger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
 import { assertTransition } from '../resources/common/state-machine.js';
@@ -9,13 +7,16 @@ import type { DeployedModelService } from '../resources/deployed-models/deployed
 import type { DeploymentState } from '../resources/deployments/deployment-schema.js';
 import type { DeploymentChange, DeploymentService } from '../resources/deployments/deployment-service.js';
 import { deploymentStateMachine } from '../resources/deployments/deployment-state-machine.js';
-import { findRuntime, type AcceleratorRuntime } from '../runtime/accelerator-runtime.js';
-import type { Provisioner, ReplicaHandle, ReplicaPhase, ReplicaPhaseEvent } from '../runtime/provisioner.js';
-import { servedModelId, type ReplicaSpec } from '../runtime/replica-spec.js';
+import { findRuntime } from '../runtime/accelerator-runtime.js';
+import { servedModelId } from '../runtime/replica-spec.js';
 import { autoscalingSettingsOf, decideReplicaCount, type AutoscalerState } from './autoscaler.js';
 import { parseReplicaId, replicaGeneration, replicaIdFor, replicaSpecOf } from './replica-naming.js';
 import type { ResolvedServingOptions } from './serving-options.js';
 import type { ServingLoad } from './serving-load.js';
+import { systemContext, type RequestContext } from '../contracts/request-context.js';
+import type { JsonObject } from '../contracts/json.js';
+import type { AcceleratorRuntime } from '../ports/accelerator-runtime.js';
+import type { Provisioner, ReplicaHandle, ReplicaPhase, ReplicaPhaseEvent, ReplicaSpec } from '../ports/provisioner.js';
 
 /** Key-value entry listing the deployments the reconciler manages, so a restart finds them again. */
 export const servingIndexKey = 'berth:serving:deployments';

@@ -7,6 +7,6 @@ export * from './runtime-serving-advisor.js';
 export * from './deletion-guard.js';
 export * from './deployment-reconciler.js';
 export * from './runtime-serving-directory.js';
-export * from './serving-bindings.js';
+export * from './tokens.js';
 export * from './reconciler-leadership.js';
 export * from './serving-change-feed.js';

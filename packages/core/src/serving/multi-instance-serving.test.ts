@@ -3,11 +3,11 @@ import { MemoryStorage } from '../testing/index.js';
 import { gpuxRuntime } from '../../../plugin-runtime-gpux/src/index.js';
 import { createGateway, type Gateway } from '../kernel/gateway.js';
 import { definePlugin } from '../kernel/plugin.js';
-import { systemContext } from '../kernel/request-context.js';
 import { storageToken } from '../kernel/tokens.js';
 import { staticTokenAuth } from '../testing/test-gateway.js';
 import { coreServicesToken } from '../services/core-services.js';
 import { servingOptions } from './serving-options.js';
+import { systemContext } from '../contracts/request-context.js';
 
 /** Two gateway instances on one store (in one process): one leader reconciles for both. */
 const shared = new MemoryStorage();

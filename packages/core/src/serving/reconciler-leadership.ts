@@ -1,7 +1,7 @@
 import { Code, isGatewayError } from '../errors/index.js';
-import { systemContext } from '../kernel/request-context.js';
 import type { GatewayLogger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
+import { systemContext } from '../contracts/request-context.js';
 
 export const leaderQueue = 'berth.serving.leader';
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { JsonObject } from '../ports/json.js';
 import { parseResourceName } from '../names/resource-name.js';
-import type { AcceleratorTypeName } from '../runtime/accelerator.js';
-import type { Precision } from '../runtime/precision.js';
-import type { ReplicaSpec } from '../runtime/replica-spec.js';
+import type { JsonObject } from '../contracts/json.js';
+import type { AcceleratorTypeName } from '../ports/accelerator-runtime.js';
+import type { Precision } from '../contracts/precision.js';
+import type { ReplicaSpec } from '../ports/provisioner.js';
 
 /** Longest replica id a provisioner accepts. */
 export const maxReplicaIdLength = 40;

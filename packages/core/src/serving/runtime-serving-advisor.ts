@@ -1,10 +1,9 @@
-import type { RequestContext } from '../kernel/request-context.js';
-import type { JsonObject } from '../ports/json.js';
-import type { BaseModelFacts } from '../resources/common/placement-defaults.js';
-import type { ServingAdvisor } from '../resources/common/sizing.js';
-import { findRuntime, type AcceleratorRuntime, type AcceleratorSelection } from '../runtime/accelerator-runtime.js';
-import type { AcceleratorTypeName } from '../runtime/accelerator.js';
-import type { Precision } from '../runtime/precision.js';
+import { findRuntime } from '../runtime/accelerator-runtime.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { JsonObject } from '../contracts/json.js';
+import type { BaseModelFacts, ServingAdvisor } from '../ports/serving-advisor.js';
+import type { AcceleratorRuntime, AcceleratorSelection, AcceleratorTypeName } from '../ports/accelerator-runtime.js';
+import type { Precision } from '../contracts/precision.js';
 
 function selectionOf(data: JsonObject): AcceleratorSelection {
   const precision = typeof data.precision === 'string' ? (data.precision as Precision) : undefined;

@@ -2,12 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../testing/index.js';
 import { gpuxRuntime } from '../../../plugin-runtime-gpux/src/index.js';
 import { storageToken } from '../kernel/tokens.js';
-import type { JsonObject } from '../ports/json.js';
 import { createTestGateway, principalContext } from '../testing/test-gateway.js';
 import { servingDirectoryToken } from './serving-directory.js';
-import { adminOf, baseModelBody, startServingGateway, waitFor, type ServingTestGateway } from './serving-test-kit.js';
+import { adminOf, baseModelBody, startServingGateway, waitFor, type ServingTestGateway } from '../testing/serving-test-kit.js';
 import type { ServingOptions } from './serving-options.js';
 import { expectRejected as rejected } from '../testing/assertions.js';
+import type { JsonObject } from '../contracts/json.js';
 
 const account = 'acme';
 const ctx = adminOf(account);

@@ -1,18 +1,18 @@
 import { createHash } from 'node:crypto';
 import { Code, GatewayError, failedPrecondition, invalidArgument, notFound, permissionDenied, unavailable } from '../errors/index.js';
 import { authorize } from '../auth/permissions.js';
-import type { RequestContext } from '../kernel/request-context.js';
 import { parseFilter } from '../listing/index.js';
 import { parseOrderBy } from '../listing/order-by.js';
 import { parseResourceName } from '../names/resource-name.js';
-import type { JsonObject } from '../ports/json.js';
 import type { Storage } from '../ports/storage.js';
 import type { DeployedModelService } from '../resources/deployed-models/deployed-model-service.js';
 import { deploymentFields } from '../resources/deployments/deployment-fields.js';
 import type { DeploymentState } from '../resources/deployments/deployment-schema.js';
 import type { DeploymentReconciler, ServingReplica } from './deployment-reconciler.js';
-import type { ModelTarget, ReplicaLease, ServingDirectory } from './serving-directory.js';
 import type { ServingLoad } from './serving-load.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { JsonObject } from '../contracts/json.js';
+import type { ModelTarget, ReplicaLease, ServingDirectory } from '../ports/serving-directory.js';
 
 export interface RuntimeServingDirectoryOptions {
   /** Requests that may wait for a replica of one deployment at once. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../testing/index.js';
-import { systemContext } from '../kernel/request-context.js';
 import { silentLogger } from '../ports/logger.js';
 import { ServingChangeConsumer, servingChangesTopic } from './serving-change-feed.js';
+import { systemContext } from '../contracts/request-context.js';
 
 describe('serving change feed consumer', () => {
   it('hands each changed deployment to the reconciler once, acknowledges, and prunes by retention', async () => {

@@ -1,7 +1,8 @@
-import { systemContext } from '../kernel/request-context.js';
 import type { GatewayLogger } from '../ports/logger.js';
 import type { Outbox } from '../ports/storage.js';
-import type { CoreServices } from '../services/core-services.js';
+import type { DeploymentService } from '../resources/deployments/deployment-service.js';
+import type { DeployedModelService } from '../resources/deployed-models/deployed-model-service.js';
+import { systemContext } from '../contracts/request-context.js';
 
 /** Outbox topic of deployment and deployed-model changes, and the leader's consumer name. */
 export const servingChangesTopic = 'berth.serving.changes';
@@ -12,7 +13,7 @@ export const servingChangesConsumer = 'deployment-reconciler';
  * that runs the reconciler (the leader) learns about changes made through any instance.
  * @returns a function that stops publishing.
  */
-export function publishServingChanges(services: Pick<CoreServices, 'deployments' | 'deployedModels'>, outbox: Outbox, logger: GatewayLogger): () => void {
+export function publishServingChanges(services: { readonly deployments: DeploymentService; readonly deployedModels: DeployedModelService }, outbox: Outbox, logger: GatewayLogger): () => void {
   const publish = (deployment: string) =>
     outbox.publish(systemContext('serving-change'), servingChangesTopic, { deployment }).catch((error: unknown) => {
       logger.warn({ err: String(error), deployment }, 'could not publish a serving change; the leader sees it at its next full pass');

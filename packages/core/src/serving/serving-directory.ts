@@ -1,43 +1,4 @@
-import type { RequestContext } from '../kernel/request-context.js';
 import { createToken } from '../kernel/token.js';
-
-/** A ready replica chosen for one request. */
-export interface ReplicaLease {
-  readonly replicaId: string;
-  readonly deployment: string;
-  /** Base URL of the replica's OpenAI-compatible server. */
-  readonly endpoint: string;
-  /** The model id the replica's engine serves (the upstream request's `model`). */
-  readonly servedModelId: string;
-  /** Must be called once when the upstream exchange ends (success, error or client disconnect). */
-  release(): void;
-}
-
-/** Where an inference request's `model` points: `accounts/a/models/m` or `accounts/a/models/m#accounts/a/deployments/d`. */
-export interface ModelTarget {
-  readonly accountId: string;
-  readonly model: string;
-  readonly deployment: string;
-  /** Name of the deployed-model record used, when the model is an add-on or a routed base model. */
-  readonly deployedModel?: string;
-}
-
-/**
- * What inference routing needs from the serving layer: resolve a model to a deployment, and lease a
- * ready replica of it. Bound by the deployment reconciler (runtime layer).
- *
- * Codes: NOT_FOUND (no such model or deployment, or the model is not deployed), FAILED_PRECONDITION (the
- * deployment does not serve traffic: FAILED, DELETED), UNAVAILABLE (no replica became ready within the
- * wait; the hold queue is full), CANCELLED (the caller went away while waiting).
- */
-export interface ServingDirectory {
-  resolve(ctx: RequestContext, model: string): Promise<ModelTarget>;
-  /**
-   * A ready replica of the deployment: least outstanding requests first, or sticky on `affinityKey` when
-   * the deployment enables session affinity. A deployment at zero replicas is asked to scale up and the
-   * call waits (bounded queue, bounded time) for a replica instead of failing at once.
-   */
-  acquire(ctx: RequestContext, target: ModelTarget, options?: { affinityKey?: string }): Promise<ReplicaLease>;
-}
+import type { ServingDirectory } from '../ports/serving-directory.js';
 
 export const servingDirectoryToken = createToken<ServingDirectory>('ServingDirectory');

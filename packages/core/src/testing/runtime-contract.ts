@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors/index.js';
-import { systemContext } from '../kernel/request-context.js';
-import type { AcceleratorTypeInfo } from '../runtime/accelerator.js';
-import type { AcceleratorRuntime } from '../runtime/accelerator-runtime.js';
-import { precisions, type Precision } from '../runtime/precision.js';
-import { isReplicaPhaseTransitionAllowed, type ReplicaPhase, type ReplicaPhaseEvent } from '../runtime/provisioner.js';
-import type { ReplicaSpec } from '../runtime/replica-spec.js';
+import { precisions } from '../runtime/precision.js';
+import { systemContext } from '../contracts/request-context.js';
+import type { AcceleratorTypeInfo, AcceleratorRuntime } from '../ports/accelerator-runtime.js';
+import type { Precision } from '../contracts/precision.js';
+import { isReplicaPhaseTransitionAllowed, type ReplicaPhase, type ReplicaPhaseEvent, type ReplicaSpec } from '../ports/provisioner.js';
 
 export interface RuntimeContractOptions {
   /** Run the provisioning tests (start, settle, list, stop). Default true. */

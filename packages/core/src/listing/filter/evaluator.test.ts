@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../ports/json.js';
+import type { JsonObject } from '../../contracts/json.js';
 import { declarations } from '../test-fixtures.js';
 import { evaluateFilter } from './evaluator.js';
 import { parseFilter } from './parse-filter.js';

@@ -21,7 +21,7 @@
  * - `global` (a bare literal): some listed field holds a string that contains the text, compared after
  *   `toLowerCase()` on both sides (SQL `strpos(lower(col), lower($1)) > 0`).
  */
-import type { JsonValue, JsonObject } from '../../ports/json.js';
+import type { JsonValue, JsonObject } from '../../contracts/json.js';
 import { parseDuration, parseTimestamp, readPath, storedInt64, wildcardMatch } from '../values.js';
 import type { CheckedField, CheckedFilter, CheckedValue, ComparisonOperator } from './ast.js';
 

@@ -2,17 +2,9 @@ import { invalidArgument } from '../../errors/index.js';
 import { parseResourceName } from '../../names/resource-name.js';
 import type { JsonObject } from '../../ports/json.js';
 import { isPlainObject } from '../../validation/paths.js';
+import type { BaseModelFacts } from '../../ports/serving-advisor.js';
 
-/** What a base model contributes to deployment and shape defaults. */
-export interface BaseModelFacts {
-  readonly modelType?: string;
-  readonly parameterCount?: string;
-  readonly worldSize: number;
-  readonly defaultDraftModel?: string;
-  readonly defaultDraftTokenCount?: number;
-  readonly defaultPrecision?: string;
-  readonly contextLength?: number;
-}
+export type { BaseModelFacts };
 
 export function baseModelFacts(model: JsonObject): BaseModelFacts {
   const details = isPlainObject(model.baseModelDetails) ? model.baseModelDetails : {};

@@ -1,4 +1,7 @@
 /** Schema fragments shared by resource schemas (JSON Schema, `as const`). */
+import { precisionValues, type Precision } from '../../contracts/precision.js';
+
+export { precisionValues, type Precision };
 export const int32Schema = { type: 'integer', minimum: -2147483648, maximum: 2147483647 } as const;
 export const nonNegativeInt32Schema = { type: 'integer', minimum: 0, maximum: 2147483647 } as const;
 /** 64-bit integers travel as JSON strings of digits. */
@@ -18,11 +21,6 @@ export const statusSchema = {
   properties: { code: { type: 'string', enum: codeValues }, message: { type: 'string' } },
 } as const;
 
-export const precisionValues = [
-  'PRECISION_UNSPECIFIED', 'FP16', 'FP8', 'FP8_MM', 'FP8_AR', 'FP8_MM_KV_ATTN', 'FP8_KV', 'FP8_MM_V2', 'FP8_V2',
-  'FP8_MM_KV_ATTN_V2', 'NF4', 'FP4', 'BF16', 'FP4_BLOCKSCALED_MM', 'FP4_MX_MOE',
-] as const;
-export type Precision = (typeof precisionValues)[number];
 export const precisionSchema = { type: 'string', enum: precisionValues } as const;
 
 export const acceleratorTypeValues = [

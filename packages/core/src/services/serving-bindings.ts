@@ -1,20 +1,17 @@
 import type { LifecycleHook } from '../kernel/gateway.js';
 import type { Binder } from '../kernel/plugin.js';
-import { createToken } from '../kernel/token.js';
 import { clockToken, loggerToken, storageToken } from '../kernel/tokens.js';
 import { acceleratorRuntimesToken } from '../runtime/tokens.js';
-import { coreServicesToken } from '../services/core-services.js';
-import { DeploymentReconciler } from './deployment-reconciler.js';
-import { RuntimeServingDirectory } from './runtime-serving-directory.js';
-import { servingDirectoryToken } from './serving-directory.js';
-import { ServingLoad } from './serving-load.js';
-import { resolveServingOptions, servingOptionsToken } from './serving-options.js';
-import { ReconcilerLeadership } from './reconciler-leadership.js';
-import { ServingChangeConsumer, publishServingChanges } from './serving-change-feed.js';
+import { coreServicesToken } from './core-services.js';
+import { DeploymentReconciler } from '../serving/deployment-reconciler.js';
+import { deploymentReconcilerToken, servingLoadToken } from '../serving/tokens.js';
+import { RuntimeServingDirectory } from '../serving/runtime-serving-directory.js';
+import { servingDirectoryToken } from '../serving/serving-directory.js';
+import { ServingLoad } from '../serving/serving-load.js';
+import { resolveServingOptions, servingOptionsToken } from '../serving/serving-options.js';
+import { ReconcilerLeadership } from '../serving/reconciler-leadership.js';
+import { ServingChangeConsumer, publishServingChanges } from '../serving/serving-change-feed.js';
 import { randomIdGenerator } from '../ports/id-generator.js';
-
-export const servingLoadToken = createToken<ServingLoad>('ServingLoad');
-export const deploymentReconcilerToken = createToken<DeploymentReconciler>('DeploymentReconciler');
 
 /**
  * Core's serving bindings: the load tracker, the deployment reconciler, the serving directory and the

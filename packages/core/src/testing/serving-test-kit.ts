@@ -1,14 +1,14 @@
 import type { GatewayPlugin } from '../kernel/plugin.js';
-import { principalContext, createTestGateway, type TestGateway } from '../testing/test-gateway.js';
+import { principalContext, createTestGateway, type TestGateway } from './test-gateway.js';
 import type { Clock } from '../ports/clock.js';
-import type { JsonObject } from '../ports/json.js';
 import { simulatedProvisioner, type SimulatedProvisioner, type SimulatedProvisionerOptions } from '../runtime/simulated-provisioner.js';
-import type { DeploymentReconciler } from './deployment-reconciler.js';
-import type { RuntimeServingDirectory } from './runtime-serving-directory.js';
-import { deploymentReconcilerToken, servingLoadToken } from './serving-bindings.js';
-import { servingDirectoryToken } from './serving-directory.js';
-import type { ServingLoad } from './serving-load.js';
-import { servingOptions, type ServingOptions } from './serving-options.js';
+import type { DeploymentReconciler } from '../serving/deployment-reconciler.js';
+import type { RuntimeServingDirectory } from '../serving/runtime-serving-directory.js';
+import { deploymentReconcilerToken, servingLoadToken } from '../serving/tokens.js';
+import { servingDirectoryToken } from '../serving/serving-directory.js';
+import type { ServingLoad } from '../serving/serving-load.js';
+import { servingOptions, type ServingOptions } from '../serving/serving-options.js';
+import type { JsonObject } from '../contracts/json.js';
 
 /** A started gateway with a runtime on a simulated provisioner, for serving tests. */
 export interface ServingTestGateway {

@@ -1,0 +1,7 @@
+/** Paths shared by the dependency rules. */
+module.exports = {
+  /** Tests and test support: `*.test.ts`, `@berth/core/testing`, fixtures, the root test/ and bench/ trees. */
+  testCode: '(\\.test\\.ts$|/testing/|/test-fixtures\\.ts$|^test/|^bench/)',
+  /** Build output and installed packages: never cruised. */
+  generated: '(^|/)(node_modules|dist|coverage)/',
+};
