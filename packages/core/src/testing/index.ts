@@ -6,4 +6,6 @@ export * from './storage-contract.js';
 export * from './test-gateway.js';
 export * from './runtime-contract.js';
 export * from './assertions.js';
+export * from './authenticator-contract.js';
+export * from './api-key-manager-contract.js';
 export { MemoryStorage, memoryStorage, type MemoryStorageOptions } from '../storage-memory/index.js';
