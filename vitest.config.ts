@@ -1,10 +1,56 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Test projects (every test file belongs to exactly one):
+ * - `unit`: tests beside the code in packages, templates and bench, no database, no HTTP server
+ *   (`npm run test:unit`, what a contributor runs while working);
+ * - `pg`: every `*.pg.test.ts` (PostgreSQL through `DATABASE_URL`, or embedded PGlite without it),
+ *   including the multi-instance suite (`npm run test:pg`);
+ * - `e2e`: suites under `test/` that drive the gateway from outside (`npm run test:e2e`);
+ * - `fuzz`: the property-based suites under `test/fuzz`.
+ * `npm test` runs them all.
+ */
+const pg = '**/*.pg.test.ts';
+const e2e = '**/*.e2e.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'templates/*/src/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['packages/*/src/**/*.test.ts', 'templates/*/src/**/*.test.ts', 'bench/**/*.test.ts'],
+          exclude: ['**/node_modules/**', pg, e2e],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'pg',
+          include: [`packages/*/src/${pg}`, `templates/*/src/${pg}`, `test/${pg}`],
+          exclude: ['**/node_modules/**'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.test.ts'],
+          exclude: ['**/node_modules/**', 'test/fuzz/**', pg],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'fuzz',
+          include: ['test/fuzz/**/*.test.ts'],
+          exclude: ['**/node_modules/**', pg],
+        },
+      },
+    ],
   },
 });

@@ -9,3 +9,4 @@ export * from './assertions.js';
 export * from './authenticator-contract.js';
 export * from './api-key-manager-contract.js';
 export { MemoryStorage, memoryStorage, type MemoryStorageOptions } from '../storage-memory/index.js';
+export * from './test-runtime.js';

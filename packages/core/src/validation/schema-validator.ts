@@ -79,6 +79,22 @@ export function schemaError(errors: ErrorObject[] | null | undefined, where: str
   return invalidArgument(message, { field, reason: first.keyword === 'additionalProperties' ? 'UNKNOWN_FIELD' : 'INVALID_FIELD' });
 }
 
+/**
+ * Strict validators compiled once per distinct schema (keyed by its JSON text, since callers derive
+ * schemas afresh, e.g. without `required`): resource services are built per gateway, and compiling
+ * their schemas again each time cost most of a gateway's start and grew Ajv's cache.
+ */
+const compiledStrict = new Map<string, ValidateFunction>();
+function compileStrict(schema: JsonSchema): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = compiledStrict.get(key);
+  if (validate === undefined) {
+    validate = ajv.compile(strictSchema(schema));
+    compiledStrict.set(key, validate);
+  }
+  return validate;
+}
+
 export interface InputValidator {
   /**
    * Validates a client-supplied body: output-only fields are dropped (ignored, not errors), then the
@@ -88,7 +104,7 @@ export interface InputValidator {
 }
 
 export function compileInputValidator(schema: JsonSchema, outputOnlyPaths: readonly string[], where: string): InputValidator {
-  const validate: ValidateFunction = ajv.compile(strictSchema(schema));
+  const validate = compileStrict(schema);
   const outputOnly = outputOnlyPaths.map((p) => p.split('.'));
   return (input: unknown) => {
     if (!isPlainObject(input as never)) throw invalidArgument(`${where} must be a JSON object`);
@@ -101,7 +117,7 @@ export function compileInputValidator(schema: JsonSchema, outputOnlyPaths: reado
 
 /** Compiles a schema for query or small bodies (not resource bodies). */
 export function compileValidator(schema: JsonSchema, where: string): (input: unknown) => void {
-  const validate = ajv.compile(strictSchema(schema));
+  const validate = compileStrict(schema);
   return (input) => {
     if (!validate(input)) throw schemaError(validate.errors, where);
   };
