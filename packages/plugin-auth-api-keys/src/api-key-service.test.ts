@@ -7,7 +7,7 @@ import { ManualClock, MemoryStorage, createTestGateway, expectRejected as reject
 import { apiKeyAuth, apiKeyServiceToken, principalChangeFeedToken } from './api-key-auth.js';
 import { secretIndexName } from './api-key-service.js';
 import { hashApiKey } from './api-key-format.js';
-import { sharedStorage, twoApiKeyInstances } from './contract-fixture.js';
+import { sharedStorage, twoApiKeyInstances } from './test-fixtures.js';
 
 /**
  * What is particular to this plugin: key format, hashes at rest, the secret index, the cache's TTL and

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe } from 'vitest';
 import { describeApiKeyManagerContract, describeAuthenticatorContract } from '@berth/core/testing';
 import { postgresStorage } from '@berth/plugin-storage-postgres';
-import { contractStaleBoundMs, issueApiKey, twoApiKeyInstances } from './contract-fixture.js';
+import { contractStaleBoundMs, issueApiKey, twoApiKeyInstances } from './test-fixtures.js';
 
 /**
  * The contract suites on PostgreSQL: two gateways, each with its own pool, on one fresh schema (as two

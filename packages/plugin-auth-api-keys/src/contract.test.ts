@@ -1,5 +1,5 @@
 import { MemoryStorage, describeApiKeyManagerContract, describeAuthenticatorContract } from '@berth/core/testing';
-import { contractStaleBoundMs, issueApiKey, sharedStorage, twoApiKeyInstances } from './contract-fixture.js';
+import { contractStaleBoundMs, issueApiKey, sharedStorage, twoApiKeyInstances } from './test-fixtures.js';
 
 /** The contract suites on the in-memory store, two gateways sharing it (PostgreSQL: contract.pg.test.ts). */
 const onSharedMemory = () => {
