@@ -1,4 +1,16 @@
-import { defineVendorRuntime, fp8Precisions, type AcceleratorTypeInfo, type LaunchProfile, type VendorRuntimeOptions } from '../index.js';
+import {
+  acceleratorRuntimesToken,
+  createAcceleratorRuntime,
+  definePlugin,
+  fp8Precisions,
+  simulatedProvisioner,
+  type AcceleratorRuntime,
+  type AcceleratorTypeInfo,
+  type GatewayPlugin,
+  type LaunchProfile,
+  type Provisioner,
+  type SimulatedProvisionerOptions,
+} from '../index.js';
 
 const accelerator = (type: string, memoryGiB: number, generation: number, supportedPrecisions: AcceleratorTypeInfo['supportedPrecisions']): AcceleratorTypeInfo =>
   ({ type, vendor: 'test', memoryGiB, generation, generationName: `generation ${generation}`, supportedPrecisions, maxAcceleratorsPerReplica: 8 });
@@ -24,15 +36,51 @@ export const testLaunchProfile: LaunchProfile = {
   acceleratorTypeLabel: 'test.example/accelerator-type',
 };
 
+/** Options of the test runtime. */
+export interface TestRuntimeOptions {
+  /**
+   * The provisioner. Default: a fresh simulated one built from `simulated`, which the plugin closes when
+   * the gateway stops. A provisioner given here belongs to the caller, who closes it.
+   */
+  readonly provisioner?: Provisioner;
+  /** Options of the default simulated provisioner (phase delays, failures, inventory). */
+  readonly simulated?: SimulatedProvisionerOptions;
+}
+
+function build(options: TestRuntimeOptions): AcceleratorRuntime {
+  return createAcceleratorRuntime({
+    id: 'test',
+    vendor: 'test',
+    acceleratorTypes: testAcceleratorTypes,
+    launch: testLaunchProfile,
+    provisioner: options.provisioner ?? simulatedProvisioner(options.simulated),
+  });
+}
+
 /**
- * A vendor-neutral accelerator runtime for tests, built on core's own pieces exactly like a vendor plugin
- * (`defineVendorRuntime`): `createTestRuntime(options)` is the runtime, `testRuntime(options)` the plugin
- * (id `runtime-test`). Provisioner: `simulated` by default, or any choice `VendorRuntimeOptions` allows,
- * e.g. `testRuntime({ provisioner: simulatedProvisioner({ delays }) })` to keep the provisioner in hand.
+ * A vendor-neutral accelerator runtime for tests, built from core's own pieces (`createAcceleratorRuntime`
+ * and, by default, `simulatedProvisioner`) exactly as a vendor plugin's is: catalogue
+ * {@link testAcceleratorTypes}, vendor and id `test`.
  */
-export const { create: createTestRuntime, plugin: testRuntime } = defineVendorRuntime<VendorRuntimeOptions>({
-  id: 'test',
-  vendor: 'test',
-  acceleratorTypes: testAcceleratorTypes,
-  launch: testLaunchProfile,
-});
+export function createTestRuntime(options: TestRuntimeOptions = {}): AcceleratorRuntime {
+  return build(options);
+}
+
+/**
+ * The test runtime as a plugin (id `runtime-test`): contributes {@link createTestRuntime}'s runtime to
+ * `acceleratorRuntimesToken` and, on stop, closes the provisioner it created (not one it was given).
+ * E.g. `testRuntime({ provisioner })` to keep a simulated provisioner in hand and change its inventory.
+ */
+export function testRuntime(options: TestRuntimeOptions = {}): GatewayPlugin {
+  const runtime = build(options);
+  const ownsProvisioner = options.provisioner === undefined;
+  return definePlugin({
+    id: 'runtime-test',
+    register(binder) {
+      binder.contribute(acceleratorRuntimesToken, runtime);
+    },
+    async stop() {
+      if (ownsProvisioner) await runtime.provisioner.close();
+    },
+  });
+}
