@@ -67,6 +67,16 @@ describe('bounded parsing for authenticated callers', () => {
     expect(response.body).toMatchObject({ code: 3, details: [] });
   });
 
+  it('answers 413 to a control-plane string above 64 Ki characters, and lets long inference strings through to validation', async () => {
+    const control = await h.call('POST', `${v1}/models`, { body: { modelId: 'm', model: { displayName: 'x'.repeat(70_000) } } });
+    expect(control.status).toBe(413);
+    expect((control.body as { message: string }).message).toMatch(/string longer than 65536/);
+    // The long prompt passes the parser: the request fails later, on the unknown model.
+    const inference = await h.call('POST', '/inference/v1/chat/completions', { body: { model: 'accounts/acme/models/m', messages: [{ role: 'user', content: 'x'.repeat(200_000) }] } });
+    expect(inference.status).toBe(404);
+    expect(inference.body).toMatchObject({ error: { type: 'not_found_error', message: 'accounts/acme/models/m not found' } });
+  });
+
   it('still answers 400 JSON_TOO_DEEP to deep nesting', async () => {
     const response = await h.call('POST', `${v1}/models`, { raw: `${'['.repeat(100)}${']'.repeat(100)}` });
     expect(response.status).toBe(400);

@@ -26,8 +26,10 @@ export interface BerthPluginOptions {
   readonly bodyLimit?: number;
   /** Most object keys in one JSON request body; more answer 413 before the body is parsed. Default 10,000. */
   readonly maxJsonKeys?: number;
-  /** Most object members plus array elements in one JSON request body; more answer 413. Default 500,000. */
+  /** Most object members plus array elements in one JSON request body; more answer 413. Default 100,000. */
   readonly maxJsonValues?: number;
+  /** Longest string in a control-plane JSON body (inference strings are bounded by `bodyLimit` only); longer answer 413. Default 65,536. */
+  readonly maxJsonStringLength?: number;
   readonly logger?: GatewayLogger;
   /** Timeouts and pool of the inference proxy (used when a ServingDirectory is bound). */
   readonly inference?: InferenceRouteOptions;
@@ -90,19 +92,21 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
   const routes = gatewayRoutes(gateway, options.extraRoutes);
   const auth = bearerAuthentication(app, gateway.resolve(authenticatorToken));
   const bodyLimit = options.bodyLimit ?? defaultBodyLimit;
-  const limits: JsonBodyLimits = {
+  const controlLimits: JsonBodyLimits = {
     maxDepth: config.maxJsonDepth,
     maxKeys: options.maxJsonKeys ?? defaultJsonBodyLimits.maxKeys,
     maxValues: options.maxJsonValues ?? defaultJsonBodyLimits.maxValues,
+    maxStringLength: options.maxJsonStringLength ?? defaultJsonBodyLimits.maxStringLength,
   };
+  const inferenceLimits: JsonBodyLimits = { ...controlLimits, maxStringLength: bodyLimit };
   const surface = (request: FastifyRequest) => surfaceOf(prefix === '' ? request.url : request.url.slice(prefix.length));
   const pathOf = (request: FastifyRequest) => request.url.split('?')[0]!;
 
   // This scope's parsers only: the host's own content-type parsers stay as they are.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_request, text, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (request, text, done) => {
     try {
-      done(null, parseJsonBody(text as string, limits));
+      done(null, parseJsonBody(text as string, surface(request) === 'control' ? controlLimits : inferenceLimits));
     } catch (error) {
       done(error as Error, undefined);
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isGatewayError } from '@berth/core';
 import { assertJsonWithinLimits, parseJsonBody } from './json-body.js';
 
-const limits = { maxDepth: 4, maxKeys: 5, maxValues: 8 };
+const limits = { maxDepth: 4, maxKeys: 5, maxValues: 8, maxStringLength: 40 };
 
 function failure(run: () => unknown): { reason: string | undefined; message: string } | undefined {
   try {
@@ -29,6 +29,12 @@ describe('assertJsonWithinLimits', () => {
   it('refuses more keys or values than allowed (BODY_TOO_LARGE)', () => {
     expect(failure(() => assertJsonWithinLimits('{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6}', limits))?.reason).toBe('BODY_TOO_LARGE');
     expect(failure(() => assertJsonWithinLimits('[1,2,3,4,5,6,7,8,9]', limits))?.reason).toBe('BODY_TOO_LARGE');
+  });
+
+  it('refuses a string longer than maxStringLength (BODY_TOO_LARGE), key or value', () => {
+    expect(failure(() => assertJsonWithinLimits(`["${'x'.repeat(40)}"]`, limits))).toBeUndefined();
+    expect(failure(() => assertJsonWithinLimits(`["${'x'.repeat(41)}"]`, limits))?.reason).toBe('BODY_TOO_LARGE');
+    expect(failure(() => assertJsonWithinLimits(`{"${'k'.repeat(41)}":1}`, limits))?.reason).toBe('BODY_TOO_LARGE');
   });
 
   it('ignores structure characters inside strings, escaped quotes included', () => {

@@ -8,15 +8,20 @@ export interface JsonBodyLimits {
   readonly maxKeys: number;
   /** Most object members plus array elements in the whole body. */
   readonly maxValues: number;
+  /** Longest string (key or value), in UTF-16 units of its JSON text. */
+  readonly maxStringLength: number;
 }
 
 /**
- * Defaults: V8's `JSON.parse` slows down sharply with many object keys (each new key name creates
- * hidden-class transitions; one object of 1.1 M keys takes over a second), while array elements and long
- * strings stay cheap. 10,000 keys parse in a few milliseconds at worst; no request the gateway or an
- * OpenAI-compatible engine accepts comes near (BENCHMARKS.md, "hostile bodies").
+ * Defaults. V8's `JSON.parse` slows down sharply with many object keys (each new key name creates
+ * hidden-class transitions: 300,000 distinct keys took a second), and each number that is not a small
+ * integer is a heap allocation (500,000 of them took 300 ms on a busy machine); long strings parse fast
+ * but are then walked by validation. 10,000 keys and 100,000 values parse in a few tens of milliseconds
+ * at worst; an OpenAI-compatible body (messages, tools, a prompt of token ids) stays far below. Control-plane
+ * fields are short, so its strings are capped at 64 Ki; inference strings (long prompts, images as data
+ * URLs) only by the body size. See BENCHMARKS.md, "hostile-bodies".
  */
-export const defaultJsonBodyLimits: Omit<JsonBodyLimits, 'maxDepth'> = { maxKeys: 10_000, maxValues: 500_000 };
+export const defaultJsonBodyLimits: Omit<JsonBodyLimits, 'maxDepth'> = { maxKeys: 10_000, maxValues: 100_000, maxStringLength: 65_536 };
 
 /** Reason of every "body too large" failure; the transport answers it with HTTP 413. */
 export const bodyTooLargeReason = 'BODY_TOO_LARGE';
@@ -57,8 +62,10 @@ export function assertJsonWithinLimits(text: string, limits: JsonBodyLimits): vo
   for (let i = 0; i < length; i += 1) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      i = closingQuote(text, i);
-      if (i === -1) return;
+      const close = closingQuote(text, i);
+      if (close === -1) return;
+      if (close - i - 1 > limits.maxStringLength) throw bodyTooLarge(`request body has a string longer than ${limits.maxStringLength} characters`);
+      i = close;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       depth += 1;
       if (depth > limits.maxDepth) throw invalidArgument(`request body nests deeper than ${limits.maxDepth} levels`, { reason: 'JSON_TOO_DEEP' });
