@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { Storage } from '../ports/storage.js';
+import { etagTests } from './storage-contract/etags.js';
 import { invariantTests } from './storage-contract/invariants.js';
 import { listingTests } from './storage-contract/listing.js';
 import { blobTests, kvTests, outboxTests, transactionTests } from './storage-contract/others.js';
@@ -23,7 +24,7 @@ export interface StorageUnderTest {
  * whatever a fresh consumer finds first. Uses short real leases and ttls (50–400 ms) and no fake
  * clock. Covers every port and every code the port documents, the concurrency promises (one winner
  * among concurrent creates, no lost etag-checked update, no job claimed twice, exact concurrent
- * increments, invariant locks and the last-admin rule under races), AIP-160 filters of every kind and field type, orderings with nulls, keyset paging and
+ * increments, invariant locks and the last-admin rule under races, AIP-154 etags through a resource service), AIP-160 filters of every kind and field type, orderings with nulls, keyset paging and
  * transactions.
  */
 export function describeStorageContract(name: string, factory: () => Promise<StorageUnderTest>): void {
@@ -48,5 +49,6 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
     kvTests(storage);
     transactionTests(storage);
     invariantTests(storage);
+    etagTests(storage);
   });
 }

@@ -5,7 +5,7 @@ import {
 } from '@berth/core';
 import { queryFlag, queryString } from '../query.js';
 import type { RouteSpec } from '../route-spec.js';
-import { assertEmptyBody, emptySchema, resourceRoutes, wrapperParts } from './resource-routes.js';
+import { assertEmptyBody, emptySchema, preconditionOf, resourceRoutes, wrapperParts } from './resource-routes.js';
 
 const idParam = (name: string) => ({ name, type: 'string' as const, description: 'Id of the new resource; generated when absent.' });
 
@@ -30,8 +30,8 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
         },
         get: (ctx, name, mask) => services.models.get(ctx, name, mask),
         list: (ctx, accountId, params) => services.models.list(ctx, accountId, params),
-        update: (ctx, name, body, mask) => services.models.update(ctx, name, body, mask),
-        delete: (ctx, name) => services.models.delete(ctx, name),
+        update: (ctx, name, body, mask, precondition) => services.models.update(ctx, name, body, mask, precondition),
+        delete: (ctx, name, r) => services.models.delete(ctx, name, preconditionOf(r)),
       },
     }),
     ...resourceRoutes({
@@ -41,7 +41,7 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
         create: (ctx, accountId, r) => services.datasets.create(ctx, accountId, r.body ?? {}),
         get: (ctx, name, mask) => services.datasets.get(ctx, name, mask),
         list: (ctx, accountId, params) => services.datasets.list(ctx, accountId, params),
-        delete: (ctx, name) => services.datasets.delete(ctx, name),
+        delete: (ctx, name, r) => services.datasets.delete(ctx, name, preconditionOf(r)),
       },
     }),
     ...resourceRoutes({
@@ -51,8 +51,8 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
         create: (ctx, accountId, r) => services.users.create(ctx, accountId, r.body ?? {}, queryString(r.query, 'userId')),
         get: (ctx, name, mask) => services.users.get(ctx, name, mask),
         list: (ctx, accountId, params) => services.users.list(ctx, accountId, params),
-        update: (ctx, name, body, mask) => services.users.update(ctx, name, body, mask),
-        delete: (ctx, name) => services.users.delete(ctx, name),
+        update: (ctx, name, body, mask, precondition) => services.users.update(ctx, name, body, mask, precondition),
+        delete: (ctx, name, r) => services.users.delete(ctx, name, preconditionOf(r)),
       },
     }),
     ...resourceRoutes({
@@ -62,8 +62,8 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
         create: (ctx, accountId, r) => services.deploymentShapes.create(ctx, accountId, r.body ?? {}, queryString(r.query, 'deploymentShapeId')),
         get: (ctx, name, mask) => services.deploymentShapes.get(ctx, name, mask),
         list: (ctx, accountId, params) => services.deploymentShapes.list(ctx, accountId, params),
-        update: (ctx, name, body, mask) => services.deploymentShapes.update(ctx, name, body, mask),
-        delete: (ctx, name) => services.deploymentShapes.delete(ctx, name),
+        update: (ctx, name, body, mask, precondition) => services.deploymentShapes.update(ctx, name, body, mask, precondition),
+        delete: (ctx, name, r) => services.deploymentShapes.delete(ctx, name, preconditionOf(r)),
       },
     }),
     ...resourceRoutes({
@@ -89,8 +89,9 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
         },
         get: (ctx, name, mask) => services.deployments.get(ctx, name, mask),
         list: (ctx, accountId, params, r) => services.deployments.list(ctx, accountId, { ...params, showDeleted: queryFlag(r.query, 'showDeleted') }),
-        update: (ctx, name, body, mask) => services.deployments.update(ctx, name, body, mask),
-        delete: (ctx, name, r) => services.deployments.delete(ctx, name, { hard: queryFlag(r.query, 'hard'), ignoreChecks: queryFlag(r.query, 'ignoreChecks') }),
+        update: (ctx, name, body, mask, precondition) => services.deployments.update(ctx, name, body, mask, precondition),
+        delete: (ctx, name, r) =>
+          services.deployments.delete(ctx, name, { hard: queryFlag(r.query, 'hard'), ignoreChecks: queryFlag(r.query, 'ignoreChecks'), ...preconditionOf(r) }),
       },
     }),
     {
@@ -127,8 +128,8 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
         },
         get: (ctx, name, mask) => services.deployedModels.get(ctx, name, mask),
         list: (ctx, accountId, params) => services.deployedModels.list(ctx, accountId, params),
-        update: (ctx, name, body, mask) => services.deployedModels.update(ctx, name, body, mask),
-        delete: (ctx, name) => services.deployedModels.delete(ctx, name),
+        update: (ctx, name, body, mask, precondition) => services.deployedModels.update(ctx, name, body, mask, precondition),
+        delete: (ctx, name, r) => services.deployedModels.delete(ctx, name, preconditionOf(r)),
       },
     }),
     ...resourceRoutes({
@@ -138,7 +139,7 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
         create: (ctx, accountId, r) => services.batchInferenceJobs.create(ctx, accountId, r.body ?? {}, queryString(r.query, 'batchInferenceJobId')),
         get: (ctx, name, mask) => services.batchInferenceJobs.get(ctx, name, mask),
         list: (ctx, accountId, params) => services.batchInferenceJobs.list(ctx, accountId, params),
-        delete: (ctx, name) => services.batchInferenceJobs.delete(ctx, name),
+        delete: (ctx, name, r) => services.batchInferenceJobs.delete(ctx, name, preconditionOf(r)),
       },
     }),
     ...resourceRoutes({
@@ -150,7 +151,7 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
           services.reinforcementFineTuningJobs.create(ctx, accountId, r.body ?? {}, queryString(r.query, 'reinforcementFineTuningJobId')),
         get: (ctx, name, mask) => services.reinforcementFineTuningJobs.get(ctx, name, mask),
         list: (ctx, accountId, params) => services.reinforcementFineTuningJobs.list(ctx, accountId, params),
-        delete: (ctx, name) => services.reinforcementFineTuningJobs.delete(ctx, name),
+        delete: (ctx, name, r) => services.reinforcementFineTuningJobs.delete(ctx, name, preconditionOf(r)),
       },
     }),
     {

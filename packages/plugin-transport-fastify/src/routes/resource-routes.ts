@@ -1,5 +1,5 @@
 import {
-  compileValidator, invalidArgument, type JsonObject, type JsonSchema, type ListPage, type ListParams, type RequestContext,
+  compileValidator, invalidArgument, type JsonObject, type JsonSchema, type ListPage, type ListParams, type PreconditionOptions, type RequestContext,
 } from '@berth/core';
 import { queryNumber, queryString } from '../query.js';
 import { listParams, readMaskParam, type QueryParamSpec, type RouteRequest, type RouteSpec } from '../route-spec.js';
@@ -9,7 +9,7 @@ export interface ResourceOperations {
   create?(ctx: RequestContext, accountId: string, request: RouteRequest): Promise<JsonObject>;
   get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject>;
   list(ctx: RequestContext, accountId: string, params: ListParams, request: RouteRequest): Promise<ListPage>;
-  update?(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject>;
+  update?(ctx: RequestContext, name: string, body: unknown, updateMask: string | undefined, precondition: PreconditionOptions): Promise<JsonObject>;
   delete?(ctx: RequestContext, name: string, request: RouteRequest): Promise<void>;
 }
 
@@ -30,6 +30,22 @@ export interface ResourceRoutesOptions {
 }
 
 export const emptySchema = { type: 'object', properties: {} } as const;
+
+/** DELETE's AIP-154 `etag` query parameter (the same as an `If-Match` header). */
+export const etagQueryParam: QueryParamSpec = {
+  name: 'etag',
+  type: 'string',
+  description: 'Delete only if the resource still has this etag (AIP-154), else 409 ABORTED; same as an If-Match header.',
+};
+
+/**
+ * The AIP-154 precondition of a PATCH or DELETE: the `If-Match` header, else DELETE's `etag` query
+ * parameter (a PATCH body's `etag` is read by the service).
+ */
+export function preconditionOf(r: RouteRequest): PreconditionOptions {
+  const etag = r.ifMatch ?? queryString(r.query, 'etag');
+  return etag === undefined ? {} : { etag };
+}
 
 export function listResponseSchema(collection: string, itemSchema: JsonSchema): JsonSchema {
   return {
@@ -101,14 +117,14 @@ export function resourceRoutes(options: ResourceRoutesOptions): RouteSpec[] {
       method: 'PATCH', path: item, tag, operationId: `update${Title}`, summary: `Update a ${singular}`,
       query: [{ name: 'updateMask', type: 'string', description: 'Comma-separated field paths to change; without it every field given is replaced.' }],
       requestBody: schema, response: schema,
-      handle: (r) => update(r.ctx, nameOf(r), r.body, queryString(r.query, 'updateMask')),
+      handle: (r) => update(r.ctx, nameOf(r), r.body, queryString(r.query, 'updateMask'), preconditionOf(r)),
     });
   }
   if (operations.delete) {
     const remove = operations.delete;
     routes.push({
       method: 'DELETE', path: item, tag, operationId: `delete${Title}`, summary: `Delete a ${singular}`,
-      query: options.deleteQuery ?? [], response: emptySchema,
+      query: [...(options.deleteQuery ?? []), etagQueryParam], response: emptySchema,
       handle: async (r) => {
         await remove(r.ctx, nameOf(r), r);
         return {};

@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import {
-  displayNameSchema, jobProgressSchema, nameSchema, precisionSchema, statusSchema, timestampSchema,
+  displayNameSchema, jobProgressSchema, nameSchema, precisionSchema, statusSchema, timestampSchema, etagSchema,
 } from '../common/schema-parts.js';
 
 /** JobState values a batch inference job can show (the reinforcement-only ones excluded). */
@@ -45,6 +45,7 @@ export const batchInferenceJobSchema = {
     precision: precisionSchema,
     jobProgress: jobProgressSchema,
     continuedFromJobName: { type: 'string', maxLength: 512 },
+    etag: etagSchema,
   },
 } as const;
 

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
-import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
+import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { batchInferenceJobDefinition } from './batch-inference-job-definition.js';
 
@@ -34,7 +34,7 @@ export class BatchInferenceJobService {
   }
 
   /** Deletes the job record in any state (see the state machine). NOT_FOUND when absent. */
-  delete(ctx: RequestContext, name: string): Promise<void> {
-    return this.resources.delete(ctx, name);
+  delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
+    return this.resources.delete(ctx, name, options);
   }
 }

@@ -8,3 +8,4 @@ export * from './sizing.js';
 export * from './placement-defaults.js';
 export * from './date.js';
 export * from './fields.js';
+export * from './transaction-scoped-storage.js';

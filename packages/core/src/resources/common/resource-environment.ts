@@ -4,14 +4,23 @@ import type { Clock } from '../../ports/clock.js';
 import type { IdGenerator } from '../../ports/id-generator.js';
 import type { Storage, StoredResource } from '../../ports/storage.js';
 import { parseResourceName } from '../../names/resource-name.js';
+import { TransactionScopedStorage } from './transaction-scoped-storage.js';
 
 /** What resource rules may use: storage, time, ids, and reference checks. */
 export class ResourceEnvironment {
+  /**
+   * The storage given, seen through a {@link TransactionScopedStorage}: inside `storage.transaction(...)`
+   * (e.g. a `ResourceService.mutate`), every call a rule makes joins that transaction.
+   */
+  readonly storage: TransactionScopedStorage;
+
   constructor(
-    readonly storage: Storage,
+    storage: Storage,
     readonly clock: Clock,
     readonly ids: IdGenerator,
-  ) {}
+  ) {
+    this.storage = TransactionScopedStorage.over(storage);
+  }
 
   nowIso(): string {
     return this.clock.now().toISOString();

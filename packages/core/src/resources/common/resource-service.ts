@@ -1,4 +1,4 @@
-import { Code, alreadyExists, invalidArgument, isGatewayError, notFound } from '../../errors/index.js';
+import { Code, aborted, alreadyExists, invalidArgument, isGatewayError, notFound } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { applyReadMask, applyUpdateMask, parseFieldMask, parseFilter, parseFilterCached, prepareListRequest, type CheckedFilter } from '../../listing/index.js';
 import { assertValidId, formatResourceName, parseResourceName } from '../../names/resource-name.js';
@@ -44,7 +44,26 @@ export interface ListExtras {
   readonly boundParams?: Record<string, string | undefined>;
 }
 
-const maxUpdateAttempts = 4;
+/** AIP-154 preconditions of a write. */
+export interface PreconditionOptions {
+  /**
+   * The etag the caller last read (`If-Match`, or the body's `etag`): the write applies only while it is
+   * still current, else ABORTED. Absent or `*`: no precondition (last writer wins).
+   */
+  readonly etag?: string;
+}
+
+/** The etag a write must match: `undefined` when there is no precondition. */
+function preconditionEtag(etag: string | undefined): string | undefined {
+  return etag === undefined || etag === '' || etag === '*' ? undefined : etag;
+}
+
+function etagMismatch(name: string, etag: string): Error {
+  return aborted(`${name} has changed since it was read: etag "${etag}" is not current; read it again`, { reason: 'ETAG_MISMATCH' });
+}
+
+/** Fields every resource answer carries but no client may write (AIP-154 `etag`). */
+const commonOutputOnly = ['etag'] as const;
 
 /**
  * The caller's filter AND a server-added clause, as one flat AND: storage sees the caller's top-level
@@ -89,14 +108,19 @@ export class ResourceService {
   /** `<collection>.<verb>` for each verb, built once (authorization runs on every call). */
   private readonly permissions: Readonly<Record<Verb, Permission>>;
 
+  /** The definition's output-only fields plus the ones every resource has (`etag`). */
+  private readonly outputOnly: readonly string[];
+
   constructor(
     readonly definition: ResourceDefinition,
     protected readonly env: ResourceEnvironment,
     private readonly secrets: GatewaySecrets,
   ) {
-    this.validateInput = compileInputValidator(definition.schema, definition.outputOnly, definition.singular);
-    this.validateMaskedPatch = compileInputValidator(withoutRequired(definition.schema, true), definition.outputOnly, definition.singular);
-    this.validateMerged = compileInputValidator(withoutRequired(definition.schema, false), definition.outputOnly, definition.singular);
+    const outputOnly = [...definition.outputOnly, ...commonOutputOnly];
+    this.outputOnly = outputOnly;
+    this.validateInput = compileInputValidator(definition.schema, outputOnly, definition.singular);
+    this.validateMaskedPatch = compileInputValidator(withoutRequired(definition.schema, true), outputOnly, definition.singular);
+    this.validateMerged = compileInputValidator(withoutRequired(definition.schema, false), outputOnly, definition.singular);
     this.topLevelFields = Object.keys((definition.schema as { properties: object }).properties);
     const { collection } = definition;
     this.permissions = {
@@ -137,13 +161,13 @@ export class ResourceService {
       return this.present(ordered);
     }
     const stored = await this.env.storage.resources.create(ctx, name, ordered);
-    return this.present(stored.data);
+    return this.view(stored);
   }
 
   /** Stores a fully prepared record (used by services that build resources themselves). */
   async insert(ctx: RequestContext, record: JsonObject): Promise<JsonObject> {
-    const stored = await this.env.storage.resources.create(ctx, String(record.name), this.ordered(record));
-    return this.present(stored.data);
+    const stored = await this.env.storage.resources.create(ctx, String(record.name), this.toStore(record));
+    return this.view(stored);
   }
 
   async getStored(ctx: RequestContext, name: string): Promise<StoredResource> {
@@ -156,7 +180,7 @@ export class ResourceService {
     this.authorizeName(ctx, name, 'get');
     const mask = parseFieldMask(readMask, this.topLevelFields);
     const found = await this.getStored(ctx, name);
-    return applyReadMask(this.present(found.data), mask);
+    return applyReadMask(this.view(found), mask);
   }
 
   /** Applies a read mask to data the caller already loaded. */
@@ -190,7 +214,7 @@ export class ResourceService {
     });
     const last = result.items[result.items.length - 1];
     return {
-      items: result.items.map((item) => applyReadMask(this.present(item.data), mask)),
+      items: result.items.map((item) => applyReadMask(this.view(item), mask)),
       ...(result.hasMore && last ? { nextPageToken: prepared.nextPageToken(last.data) } : {}),
       totalSize: result.totalSize,
     };
@@ -199,15 +223,26 @@ export class ResourceService {
   /**
    * PATCH: with an update mask only the masked paths change; without one every mutable field present in
    * the body is replaced. A `name` in the body must equal the path's name. Immutable fields may not
-   * change. Retries the read-modify-write when a concurrent writer wins, so no update is lost.
+   * change. With an etag (the body's `etag` or `options.etag`; both must match when both are given) the
+   * update applies only while it is current, else ABORTED; without one, concurrent updates apply one
+   * after another (see {@link mutate}).
    */
-  async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
+  async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string, options: PreconditionOptions = {}): Promise<JsonObject> {
     this.authorizeName(ctx, name, 'update');
-    if (body !== null && typeof body === 'object' && !Array.isArray(body) && 'name' in body) {
-      const bodyName = (body as { name: unknown }).name;
-      if (bodyName !== name) throw invalidArgument(`body name "${String(bodyName)}" must equal the resource name "${name}"`, { field: 'name' });
+    let bodyEtag: string | undefined;
+    if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+      if ('name' in body) {
+        const bodyName = (body as { name: unknown }).name;
+        if (bodyName !== name) throw invalidArgument(`body name "${String(bodyName)}" must equal the resource name "${name}"`, { field: 'name' });
+      }
+      const given = (body as { etag?: unknown }).etag;
+      if (given !== undefined && typeof given !== 'string') throw invalidArgument('etag must be a string', { field: 'etag' });
+      bodyEtag = preconditionEtag(given);
     }
-    const outputOnly = new Set(this.definition.outputOnly);
+    const optionEtag = preconditionEtag(options.etag);
+    if (bodyEtag !== undefined && optionEtag !== undefined && bodyEtag !== optionEtag) throw etagMismatch(name, optionEtag);
+    const etag = bodyEtag ?? optionEtag;
+    const outputOnly = new Set(this.outputOnly);
     const paths = parseFieldMask(updateMask, this.topLevelFields, 'updateMask')?.filter((p) => !outputOnly.has(p) && p !== 'name');
     const patch = paths === undefined ? this.validate(body ?? {}) : this.validateMaskedPatch(body ?? {});
     return this.mutate(ctx, name, async (previous) => {
@@ -231,37 +266,43 @@ export class ResourceService {
       next.name = name;
       await this.definition.prepareUpdate?.(ctx, next, previous, this.env);
       return next;
-    });
+    }, etag === undefined ? {} : { etag });
   }
 
   /**
-   * Applies `change` to the stored resource with an etag check, re-reading and retrying when a
-   * concurrent write won. `change` returns the new body (updateTime is set here).
+   * Applies `change` to the stored resource in one storage transaction that reads it with
+   * `getForUpdate`: concurrent mutations of one resource run one after another, each on the result of
+   * the previous (no lost update, no retry, no spurious ABORTED). With `options.etag` the change applies
+   * only while that etag is current (ABORTED otherwise). `change` returns the new body (updateTime is
+   * set here); everything it reads through the environment's storage joins the transaction.
    */
-  async mutate(ctx: RequestContext, name: string, change: (previous: JsonObject) => Promise<JsonObject> | JsonObject): Promise<JsonObject> {
-    for (let attempt = 1; ; attempt += 1) {
-      const current = await this.getStored(ctx, name);
+  async mutate(
+    ctx: RequestContext,
+    name: string,
+    change: (previous: JsonObject) => Promise<JsonObject> | JsonObject,
+    options: PreconditionOptions = {},
+  ): Promise<JsonObject> {
+    const expected = preconditionEtag(options.etag);
+    return this.env.storage.transaction(ctx, async (tx) => {
+      const current = await tx.resources.getForUpdate(ctx, name);
+      if (!current) throw notFound(name);
+      if (expected !== undefined && expected !== current.etag) throw etagMismatch(name, expected);
       const next = await change(structuredClone(current.data));
       next.updateTime = this.env.nowIso();
-      try {
-        const stored = await this.env.storage.resources.update(ctx, name, this.ordered(next), current.etag);
-        return this.present(stored.data);
-      } catch (error) {
-        if (isGatewayError(error) && error.code === Code.ABORTED && attempt < maxUpdateAttempts) continue;
-        throw error;
-      }
-    }
+      return this.view(await tx.resources.update(ctx, name, this.toStore(next), current.etag));
+    });
   }
 
-  async delete(ctx: RequestContext, name: string): Promise<void> {
+  /** Deletes the resource; with `options.etag` only while it is current (ABORTED otherwise). */
+  async delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
     this.authorizeName(ctx, name, 'delete');
-    await this.remove(ctx, name);
+    await this.remove(ctx, name, options);
   }
 
-  /** Removes without authorization (the caller authorized). NOT_FOUND when absent. */
-  async remove(ctx: RequestContext, name: string): Promise<void> {
+  /** Removes without authorization (the caller authorized). NOT_FOUND when absent; ABORTED on a stale etag. */
+  async remove(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
     try {
-      await this.env.storage.resources.delete(ctx, name);
+      await this.env.storage.resources.delete(ctx, name, preconditionEtag(options.etag));
     } catch (error) {
       if (isGatewayError(error) && error.code === Code.NOT_FOUND) throw notFound(name);
       throw error;
@@ -271,6 +312,22 @@ export class ResourceService {
   /** What callers see of a stored body (the definition's `present`, e.g. secrets redacted). */
   present(data: JsonObject): JsonObject {
     return this.definition.present ? this.definition.present(data) : data;
+  }
+
+  /** The body with its AIP-154 `etag` (last in the schema, so still in schema order). */
+  withEtag(stored: StoredResource): JsonObject {
+    return { ...stored.data, etag: stored.etag };
+  }
+
+  /** What callers see of a stored resource: its presented body with its etag. */
+  view(stored: StoredResource): JsonObject {
+    return this.present(this.withEtag(stored));
+  }
+
+  /** A record as stored: in schema order, without the etag (storage keeps that itself). */
+  private toStore(record: JsonObject): JsonObject {
+    const { etag: _etag, ...rest } = record;
+    return this.ordered(rest);
   }
 
   /** Orders keys as the schema declares them, so answers read the same every time. */

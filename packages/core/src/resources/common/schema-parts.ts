@@ -90,3 +90,13 @@ export const nameSchema = { type: 'string', maxLength: 512 } as const;
 export const displayNameSchema = { type: 'string', maxLength: 63 } as const;
 /** "fewer than 1000 characters". */
 export const descriptionSchema = { type: 'string', maxLength: 999 } as const;
+
+/**
+ * AIP-154 `etag`, output only: the resource's current version. Send it back (in the body or an
+ * `If-Match` header) on PATCH or DELETE to apply the change only if nobody changed the resource since.
+ */
+export const etagSchema = {
+  type: 'string',
+  readOnly: true,
+  description: 'Output only. Version of the resource (AIP-154); send it back as `etag` or `If-Match` to update or delete only this version.',
+} as const;

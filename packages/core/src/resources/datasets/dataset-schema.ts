@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { displayNameSchema, int64Schema, nameSchema, statusSchema, timestampSchema } from '../common/schema-parts.js';
+import { displayNameSchema, int64Schema, nameSchema, statusSchema, timestampSchema, etagSchema } from '../common/schema-parts.js';
 
 export const datasetStateValues = ['STATE_UNSPECIFIED', 'UPLOADING', 'READY'] as const;
 export type DatasetState = (typeof datasetStateValues)[number];
@@ -35,6 +35,7 @@ export const datasetSchema = {
     averageTurnCount: { type: 'number', minimum: 0 },
     sourceDataset: { type: 'string' },
     sourceFilter: { type: 'string' },
+    etag: etagSchema,
   },
 } as const;
 

@@ -4,7 +4,7 @@ import { assertValidId } from '../../names/resource-name.js';
 import type { JsonObject } from '../../ports/json.js';
 import { compileValidator } from '../../validation/schema-validator.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
-import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
+import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { assertTransition } from '../common/state-machine.js';
 import { datasetDefinition } from './dataset-definition.js';
@@ -72,8 +72,8 @@ export class DatasetService {
     return this.resources.list(ctx, accountId, params);
   }
 
-  delete(ctx: RequestContext, name: string): Promise<void> {
-    return this.resources.delete(ctx, name);
+  delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
+    return this.resources.delete(ctx, name, options);
   }
 
   /**

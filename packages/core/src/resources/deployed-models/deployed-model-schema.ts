@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { descriptionSchema, displayNameSchema, nameSchema, statusSchema, timestampSchema } from '../common/schema-parts.js';
+import { descriptionSchema, displayNameSchema, nameSchema, statusSchema, timestampSchema, etagSchema } from '../common/schema-parts.js';
 import { deployedModelStateValues } from '../models/model-schema.js';
 
 export type DeployedModelState = (typeof deployedModelStateValues)[number];
@@ -22,6 +22,7 @@ export const deployedModelSchema = {
     public: { type: 'boolean' },
     state: { type: 'string', enum: deployedModelStateValues },
     status: statusSchema,
+    etag: etagSchema,
   },
 } as const;
 

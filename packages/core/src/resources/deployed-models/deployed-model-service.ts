@@ -3,7 +3,7 @@ import type { RequestContext } from '../../kernel/request-context.js';
 import { isValidId, parseResourceName } from '../../names/resource-name.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
-import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
+import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { assertTransition } from '../common/state-machine.js';
 import type { DeploymentState } from '../deployments/deployment-schema.js';
@@ -59,19 +59,19 @@ export class DeployedModelService {
   }
 
   /** Changes displayName, description or public; model and deployment are immutable. */
-  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
-    return this.resources.update(ctx, name, body, updateMask);
+  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string, options: PreconditionOptions = {}): Promise<JsonObject> {
+    return this.resources.update(ctx, name, body, updateMask, options);
   }
 
   /**
    * Undeploys: the record goes (via UNDEPLOYING) and, when it was the model's default, the model's oldest
    * remaining record becomes the default. NOT_FOUND when absent.
    */
-  async delete(ctx: RequestContext, name: string): Promise<void> {
+  async delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
     this.resources.authorizeName(ctx, name, 'delete');
     const record = (await this.resources.getStored(ctx, name)).data;
     assertTransition(deployedModelStateMachine, record.state as DeployedModelState, 'UNDEPLOYING');
-    await this.removeRecord(ctx, record);
+    await this.removeRecord(ctx, record, options);
   }
 
   /** Records of a model and/or deployment in an account, oldest first. No authorization (system use). */
@@ -151,9 +151,9 @@ export class DeployedModelService {
     }
   }
 
-  private async removeRecord(ctx: RequestContext, record: JsonObject): Promise<void> {
+  private async removeRecord(ctx: RequestContext, record: JsonObject, options: PreconditionOptions = {}): Promise<void> {
     const name = String(record.name);
-    await this.resources.remove(ctx, name);
+    await this.resources.remove(ctx, name, options);
     this.notify(ctx, 'removed', record);
     if (record.default !== true || typeof record.model !== 'string') return;
     const accountId = name.split('/')[1]!;

@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import {
   acceleratorTypeSchema, descriptionSchema, displayNameSchema, int32Schema, int64Schema, nameSchema, precisionSchema,
-  timestampSchema,
+  timestampSchema, etagSchema,
 } from '../common/schema-parts.js';
 
 export const presetTypeValues = [
@@ -32,6 +32,7 @@ export const deploymentShapeSchema = {
     numLoraDeviceCached: { ...int32Schema, minimum: 0 },
     maxContextLength: { ...int32Schema, minimum: 0 },
     presetType: { type: 'string', enum: presetTypeValues },
+    etag: etagSchema,
   },
 } as const;
 

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
-import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
+import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import type { ServingAdvisor } from '../common/sizing.js';
 import { deploymentShapeDefinition } from './deployment-shape-definition.js';
@@ -22,10 +22,10 @@ export class DeploymentShapeService {
   list(ctx: RequestContext, accountId: string, params: ListParams): Promise<ListPage> {
     return this.resources.list(ctx, accountId, params);
   }
-  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
-    return this.resources.update(ctx, name, body, updateMask);
+  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string, options: PreconditionOptions = {}): Promise<JsonObject> {
+    return this.resources.update(ctx, name, body, updateMask, options);
   }
-  delete(ctx: RequestContext, name: string): Promise<void> {
-    return this.resources.delete(ctx, name);
+  delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
+    return this.resources.delete(ctx, name, options);
   }
 }

@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import {
   acceleratorTypeSchema, descriptionSchema, displayNameSchema, durationSchema, int32Schema, nameSchema,
-  nonNegativeInt32Schema, precisionSchema, regionSchema, statusSchema, timestampSchema,
+  nonNegativeInt32Schema, precisionSchema, regionSchema, statusSchema, timestampSchema, etagSchema,
 } from '../common/schema-parts.js';
 
 export const deploymentStateValues = ['STATE_UNSPECIFIED', 'CREATING', 'READY', 'DELETING', 'FAILED', 'UPDATING', 'DELETED'] as const;
@@ -76,6 +76,7 @@ export const deploymentSchema = {
     region: regionSchema,
     disableDeploymentSizeValidation: { type: 'boolean' },
     enableMtp: { type: 'boolean' },
+    etag: etagSchema,
   },
 } as const;
 

@@ -2,7 +2,7 @@ import { invalidArgument, notFound } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
-import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
+import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import type { ServingAdvisor } from '../common/sizing.js';
 import { assertTransition } from '../common/state-machine.js';
@@ -17,7 +17,7 @@ export interface DeploymentCreateOptions {
   readonly skipShapeValidation?: boolean;
 }
 
-export interface DeploymentDeleteOptions {
+export interface DeploymentDeleteOptions extends PreconditionOptions {
   /** Remove the record instead of soft-deleting it. */
   readonly hard?: boolean;
   /** Delete even when the deployment is in use. */
@@ -109,7 +109,7 @@ export class DeploymentService {
     this.resources.authorizeName(ctx, name, 'get');
     const stored = await this.resources.getStored(ctx, name);
     await this.assertNotPurged(ctx, name, stored.data);
-    return this.resources.mask(stored.data, readMask);
+    return this.resources.mask(this.resources.withEtag(stored), readMask);
   }
 
   list(ctx: RequestContext, accountId: string, params: DeploymentListParams): Promise<ListPage> {
@@ -122,8 +122,8 @@ export class DeploymentService {
     });
   }
 
-  async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
-    const updated = await this.resources.update(ctx, name, body, updateMask);
+  async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string, options: PreconditionOptions = {}): Promise<JsonObject> {
+    const updated = await this.resources.update(ctx, name, body, updateMask, options);
     await this.notify(ctx, { kind: 'updated', name, deployment: updated });
     return updated;
   }
@@ -141,7 +141,7 @@ export class DeploymentService {
     const state = current.data.state as DeploymentState;
     if (state !== 'DELETED' && state !== 'DELETING') await this.guard?.check(ctx, current.data, options);
     if (options.hard) {
-      await this.resources.remove(ctx, name);
+      await this.resources.remove(ctx, name, options);
       await this.notify(ctx, { kind: 'deleted', name });
       return;
     }
@@ -160,7 +160,7 @@ export class DeploymentService {
         deleteTime: now.toISOString(),
         purgeTime: new Date(now.getTime() + softDeleteRetentionMs).toISOString(),
       };
-    });
+    }, options);
     // The purge worker removes it at purgeTime; reads treat it as gone from then on either way.
     await this.env.storage.queue.enqueue(ctx, purgeJobFor(name, String(deleted.purgeTime)));
     await this.notify(ctx, { kind: 'deleted', name, deployment: deleted });

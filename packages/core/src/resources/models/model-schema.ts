@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import {
   dateSchema, descriptionSchema, displayNameSchema, int32Schema, int64Schema, nameSchema, precisionSchema,
-  statusSchema, timestampSchema,
+  statusSchema, timestampSchema, etagSchema,
 } from '../common/schema-parts.js';
 
 export const modelStateValues = ['STATE_UNSPECIFIED', 'UPLOADING', 'READY'] as const;
@@ -99,6 +99,7 @@ export const modelSchema = {
     rlFullParameterTunable: { type: 'boolean' },
     supportedPrecisions: { type: 'array', items: precisionSchema },
     supportedPrecisionsWithCalibration: { type: 'array', items: precisionSchema },
+    etag: etagSchema,
   },
 } as const;
 

@@ -5,7 +5,7 @@ import { parseOrderBy } from '../../listing/index.js';
 import type { FieldDeclarations } from '../../listing/fields.js';
 import type { CheckedFilter } from '../../listing/filter/ast.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
-import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
+import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { modelDefinition } from './model-definition.js';
 
@@ -59,7 +59,8 @@ export class ModelService {
       orderBy: deployedModelOrder,
       pageSize: 200,
     });
-    const data: JsonObject = result.items.length > 0 ? this.resources.ordered({ ...stored.data, deployedModelRefs: result.items.map(deployedModelRef) }) : stored.data;
+    const body = this.resources.withEtag(stored);
+    const data = result.items.length > 0 ? this.resources.ordered({ ...body, deployedModelRefs: result.items.map(deployedModelRef) }) : body;
     return this.resources.mask(data, readMask);
   }
 
@@ -67,11 +68,11 @@ export class ModelService {
     return this.resources.list(ctx, accountId, params);
   }
 
-  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
-    return this.resources.update(ctx, name, body, updateMask);
+  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string, options: PreconditionOptions = {}): Promise<JsonObject> {
+    return this.resources.update(ctx, name, body, updateMask, options);
   }
 
-  delete(ctx: RequestContext, name: string): Promise<void> {
-    return this.resources.delete(ctx, name);
+  delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
+    return this.resources.delete(ctx, name, options);
   }
 }

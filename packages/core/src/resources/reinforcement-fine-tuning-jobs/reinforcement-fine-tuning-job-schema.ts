@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import {
   displayNameSchema, int64Schema, jobProgressSchema, jobStateValues, nameSchema, nonNegativeInt32Schema,
-  regionSchema, statusSchema, timestampSchema,
+  regionSchema, statusSchema, timestampSchema, etagSchema,
 } from '../common/schema-parts.js';
 
 /** lossConfig.method values (api-facts: Enums not listed in the spec). */
@@ -107,6 +107,7 @@ export const reinforcementFineTuningJobSchema = {
     acceleratorSeconds: { type: 'object', additionalProperties: int64Schema },
     maxConcurrentRollouts: nonNegativeInt32Schema,
     maxConcurrentEvaluations: nonNegativeInt32Schema,
+    etag: etagSchema,
   },
 } as const;
 

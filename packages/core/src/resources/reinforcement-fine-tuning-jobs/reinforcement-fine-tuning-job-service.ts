@@ -3,7 +3,7 @@ import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { JobState } from '../common/schema-parts.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
-import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
+import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { assertTransition } from '../common/state-machine.js';
 import { reinforcementFineTuningJobDefinition } from './reinforcement-fine-tuning-job-definition.js';
@@ -40,8 +40,8 @@ export class ReinforcementFineTuningJobService {
   }
 
   /** Deletes the job record in any state. NOT_FOUND when absent. */
-  delete(ctx: RequestContext, name: string): Promise<void> {
-    return this.resources.delete(ctx, name);
+  delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
+    return this.resources.delete(ctx, name, options);
   }
 
   /**

@@ -4,4 +4,4 @@ export * from './user-state-machine.js';
 export * from './user-rules.js';
 export * from './user-definition.js';
 export * from './user-service.js';
-export * from './transaction-scoped-storage.js';
+

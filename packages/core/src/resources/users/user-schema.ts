@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { displayNameSchema, nameSchema, statusSchema, timestampSchema } from '../common/schema-parts.js';
+import { displayNameSchema, nameSchema, statusSchema, timestampSchema, etagSchema } from '../common/schema-parts.js';
 
 export const userStateValues = ['STATE_UNSPECIFIED', 'CREATING', 'READY', 'UPDATING', 'DELETING'] as const;
 export type UserState = (typeof userStateValues)[number];
@@ -23,6 +23,7 @@ export const userSchema = {
     updateTime: timestampSchema,
     state: { type: 'string', enum: userStateValues },
     status: statusSchema,
+    etag: etagSchema,
   },
 } as const;
 

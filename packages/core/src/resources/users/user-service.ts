@@ -2,12 +2,12 @@ import type { RequestContext } from '../../kernel/request-context.js';
 import type { PrincipalChangeListener } from '../../ports/authenticator.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { StorageTransaction } from '../../ports/storage.js';
-import { ResourceEnvironment } from '../common/resource-environment.js';
-import { ResourceService, type ListPage, type ListParams } from '../common/resource-service.js';
+import type { ResourceEnvironment } from '../common/resource-environment.js';
+import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
+import type { TransactionScopedStorage } from '../common/transaction-scoped-storage.js';
 import { userDefinition } from './user-definition.js';
 import { assertAnotherAdminExists, assertBodyNamesUser, lastAdminLockKey } from './user-rules.js';
-import { TransactionScopedStorage } from './transaction-scoped-storage.js';
 
 /**
  * Users of an account. Every change is synchronous (see the state machine). An account always keeps
@@ -30,8 +30,8 @@ export class UserService {
    *   once it committed (identity caches forget the principal before the change is acknowledged).
    */
   constructor(env: ResourceEnvironment, secrets: GatewaySecrets, private readonly principalListeners: readonly PrincipalChangeListener[] = []) {
-    this.storage = new TransactionScopedStorage(env.storage);
-    this.resources = new ResourceService(userDefinition, new ResourceEnvironment(this.storage, env.clock, env.ids), secrets);
+    this.storage = env.storage;
+    this.resources = new ResourceService(userDefinition, env, secrets);
   }
 
   /** Creates a user; `role` is required. Throws PERMISSION_DENIED, INVALID_ARGUMENT, ALREADY_EXISTS. */
@@ -51,11 +51,11 @@ export class UserService {
    * PATCH a user. The body's `name` must be present and equal `name` (INVALID_ARGUMENT otherwise).
    * FAILED_PRECONDITION when it would demote the account's last admin.
    */
-  async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string): Promise<JsonObject> {
+  async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string, options: PreconditionOptions = {}): Promise<JsonObject> {
     const { accountId } = this.resources.authorizeName(ctx, name, 'update');
     assertBodyNamesUser(body, name);
     const updated = await this.underAdminLock(ctx, accountId, async (tx) => {
-      const result = await this.resources.update(ctx, name, body, updateMask);
+      const result = await this.resources.update(ctx, name, body, updateMask, options);
       await this.principalChanging(ctx, name, tx);
       return result;
     });
@@ -64,12 +64,12 @@ export class UserService {
   }
 
   /** Deletes a user. FAILED_PRECONDITION for the account's last admin; NOT_FOUND when absent. */
-  async delete(ctx: RequestContext, name: string): Promise<void> {
+  async delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
     const { accountId } = this.resources.authorizeName(ctx, name, 'delete');
     await this.underAdminLock(ctx, accountId, async (tx) => {
       const user = await this.resources.getStored(ctx, name);
       if (user.data.role === 'admin') await assertAnotherAdminExists(ctx, this.storage.resources, name, 'delete');
-      await this.resources.remove(ctx, name);
+      await this.resources.remove(ctx, name, options);
       await this.principalChanging(ctx, name, tx);
     });
     this.principalChanged(name);

@@ -4,21 +4,37 @@ import type {
   BlobStore, JobQueue, KeyValueStore, Outbox, ResourceStore, Storage, StorageTransaction,
 } from '../../ports/storage.js';
 
+/** The transaction an async call chain runs in; `open` turns false once it committed or rolled back. */
+interface OpenTransaction {
+  readonly tx: StorageTransaction;
+  open: boolean;
+}
+
 /**
  * A `Storage` view that routes resource, queue and outbox calls to the storage transaction the current
  * async call chain runs in (when there is one) and to the root store otherwise. It lets a
  * `ResourceService` run its read-check-write inside `transaction(...)` unchanged, so a check that
- * reads other records (e.g. "another admin exists") commits atomically with the write. Adapters may
- * forbid root-store calls inside a transaction (one-connection pools): this view never makes one.
+ * reads other records (e.g. "another admin exists") commits atomically with the write, and rules that
+ * read storage while a transaction holds a connection never ask the pool for a second one (on a pool
+ * of one connection, such as PGlite's, that would wait forever). Work that outlives its transaction
+ * (a promise left running) falls back to the root store.
  */
 export class TransactionScopedStorage implements Storage {
-  private readonly current = new AsyncLocalStorage<StorageTransaction>();
+  private readonly current = new AsyncLocalStorage<OpenTransaction>();
   readonly resources: ResourceStore;
   readonly queue: JobQueue;
   readonly outbox: Outbox;
 
+  /** `storage` itself when it already is a transaction-scoped view, else a new view over it. */
+  static over(storage: Storage): TransactionScopedStorage {
+    return storage instanceof TransactionScopedStorage ? storage : new TransactionScopedStorage(storage);
+  }
+
   constructor(private readonly root: Storage) {
-    const scope = (): Pick<Storage, 'resources' | 'queue' | 'outbox'> => this.current.getStore() ?? root;
+    const scope = (): Pick<Storage, 'resources' | 'queue' | 'outbox'> => {
+      const running = this.current.getStore();
+      return running?.open === true ? running.tx : root;
+    };
     this.resources = {
       create: (ctx, name, data) => scope().resources.create(ctx, name, data),
       get: (ctx, name) => scope().resources.get(ctx, name),
@@ -52,8 +68,15 @@ export class TransactionScopedStorage implements Storage {
 
   /** Runs `work` in a root transaction, or joins the one already running in this call chain. */
   transaction<T>(ctx: RequestContext, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
-    const open = this.current.getStore();
-    if (open !== undefined) return work(open);
-    return this.root.transaction(ctx, (tx) => this.current.run(tx, () => work(tx)));
+    const running = this.current.getStore();
+    if (running?.open === true) return work(running.tx);
+    return this.root.transaction(ctx, async (tx) => {
+      const opened: OpenTransaction = { tx, open: true };
+      try {
+        return await this.current.run(opened, () => work(tx));
+      } finally {
+        opened.open = false;
+      }
+    });
   }
 }
