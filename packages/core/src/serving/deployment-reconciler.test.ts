@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryStorage, MemoryStorage } from '../testing/index.js';
-import { gpuxRuntime } from '../../../plugin-runtime-gpux/src/index.js';
+import { testRuntime } from '../testing/test-runtime.js';
 import { failedPrecondition } from '../errors/index.js';
 import { definePlugin } from '../kernel/plugin.js';
 import { storageToken } from '../kernel/tokens.js';
@@ -30,7 +30,7 @@ afterEach(async () => {
 async function start(options: { provisioner?: SimulatedProvisioner; serving?: ServingOptions; storage?: MemoryStorage } = {}): Promise<ServingTestGateway> {
   const shared = options.storage;
   const g = await startServingGateway({
-    runtime: (p) => gpuxRuntime({ provisioner: p }),
+    runtime: (p) => testRuntime({ provisioner: p }),
     storage: shared
       ? definePlugin({ id: 'storage-memory', register: (b) => b.bindValue(storageToken, shared) })
       : memoryStorage(),
@@ -137,7 +137,7 @@ describe('failures', () => {
       startReplica: () => Promise.reject(failedPrecondition('no static server is configured for this model')),
     });
     extraProvisioners.push(provisioner);
-    const g = await startServingGateway({ runtime: () => gpuxRuntime({ provisioner: refusing }), storage: memoryStorage(), provisioner, serving: { pollIntervalMs: 50 } });
+    const g = await startServingGateway({ runtime: () => testRuntime({ provisioner: refusing }), storage: memoryStorage(), provisioner, serving: { pollIntervalMs: 50 } });
     open.push(g);
     await withModel(g);
     await deploy(g, 'd');
@@ -194,7 +194,7 @@ describe('scale', () => {
 describe('autoscaling', () => {
   async function startWithClock(): Promise<{ g: ServingTestGateway; clock: ManualClock }> {
     const clock = new ManualClock();
-    const g = await startServingGateway({ runtime: (p) => gpuxRuntime({ provisioner: p }), storage: memoryStorage(), clock, serving: { pollIntervalMs: 60_000 } });
+    const g = await startServingGateway({ runtime: (p) => testRuntime({ provisioner: p }), storage: memoryStorage(), clock, serving: { pollIntervalMs: 60_000 } });
     open.push(g);
     await withModel(g);
     return { g, clock };

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../testing/index.js';
-import { gpuxRuntime } from '../../../plugin-runtime-gpux/src/index.js';
+import { testRuntime } from '../testing/test-runtime.js';
 import { createGateway, type Gateway } from '../kernel/gateway.js';
 import { definePlugin } from '../kernel/plugin.js';
 import { storageToken } from '../kernel/tokens.js';
@@ -18,7 +18,7 @@ function instance(): Gateway {
     plugins: [
       definePlugin({ id: 'storage-shared', register: (binder) => binder.bindValue(storageToken, shared) }),
       staticTokenAuth({}),
-      gpuxRuntime({ provisioner: { kind: 'simulated', delays: { schedulingMs: 5, downloadingMs: 5, initializingMs: 5 } } }),
+      testRuntime({ simulated: { delays: { schedulingMs: 5, downloadingMs: 5, initializingMs: 5 } } }),
       servingOptions({ pollIntervalMs: 50, leaderLeaseMs: 300 }),
     ],
     config: { bootstrapAccountId: 'multi', pageTokenSecret: 'multi-secret' },

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../testing/index.js';
-import { createGpuxRuntime, gpuxRuntime } from '../../../plugin-runtime-gpux/src/index.js';
+import { createTestRuntime, testRuntime } from '../testing/test-runtime.js';
 import { createTestGateway, principalContext, type TestGateway } from '../testing/test-gateway.js';
 import { baseModelFacts } from '../resources/common/placement-defaults.js';
 import { runtimeServingAdvisor } from './runtime-serving-advisor.js';
 
 const ctx = principalContext('acme', 'admin');
-const advisor = runtimeServingAdvisor([createGpuxRuntime()]);
+const advisor = runtimeServingAdvisor([createTestRuntime()]);
 const facts70b = baseModelFacts({ baseModelDetails: { parameterCount: '70000000000' }, contextLength: 8192 });
 
 function errorOf(fn: () => unknown): { code: string; field?: string; message: string } {
@@ -51,7 +51,7 @@ describe('with a runtime plugin installed', () => {
   });
 
   it('deployments and shapes get the runtime’s default count and checks', async () => {
-    tg = await createTestGateway({ plugins: [memoryStorage(), gpuxRuntime({ provisioner: { kind: 'simulated', delays: { schedulingMs: 10, downloadingMs: 10, initializingMs: 10 } } })] });
+    tg = await createTestGateway({ plugins: [memoryStorage(), testRuntime({ simulated: { delays: { schedulingMs: 10, downloadingMs: 10, initializingMs: 10 } } })] });
     await tg.services.models.create(ctx, 'acme', { kind: 'HUB_BASE_MODEL', baseModelDetails: { parameterCount: '70000000000' }, contextLength: 8192 }, 'big');
     const base = 'accounts/acme/models/big';
     const shape = await tg.services.deploymentShapes.create(ctx, 'acme', { baseModel: base }, 'shape');

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../testing/index.js';
-import { gpuxRuntime } from '../../../plugin-runtime-gpux/src/index.js';
+import { testRuntime } from '../testing/test-runtime.js';
 import { storageToken } from '../kernel/tokens.js';
 import { createTestGateway, principalContext } from '../testing/test-gateway.js';
 import { servingDirectoryToken } from './serving-directory.js';
@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 async function start(serving: ServingOptions = {}): Promise<ServingTestGateway> {
-  g = await startServingGateway({ runtime: (p) => gpuxRuntime({ provisioner: p }), storage: memoryStorage(), serving });
+  g = await startServingGateway({ runtime: (p) => testRuntime({ provisioner: p }), storage: memoryStorage(), serving });
   await g.tg.services.models.create(ctx, account, baseModelBody(), 'base');
   return g;
 }
