@@ -1,12 +1,8 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import { defineVendorRuntime, type VendorRuntimeOptions } from '@berth/core';
+import { defineVendorRuntime, type VendorRuntimeOptions } from '@berth/runtime-kit';
 import { gpuxAcceleratorTypes, gpuxLaunchProfile } from './catalogue.js';
-import { clientNodeKubernetesApi } from './kubernetes-client.js';
 
-export interface GpuxRuntimeOptions extends VendorRuntimeOptions {
-  /** KubeConfig for the `kubernetes` provisioner when it is given no `api`. Default: loaded from the environment. */
-  readonly kubeConfig?: KubeConfig;
-}
+/** Options of the GPUX runtime: those of every vendor runtime (see `@berth/runtime-kit`). */
+export type GpuxRuntimeOptions = VendorRuntimeOptions;
 
 /**
  * The GPUX runtime: `createGpuxRuntime(options)` builds the runtime itself (for direct use and the contract
@@ -15,7 +11,9 @@ export interface GpuxRuntimeOptions extends VendorRuntimeOptions {
  * `options.provisioner`.
  * @throws Error for invalid options (see `createVendorRuntime`).
  */
-export const { create: createGpuxRuntime, plugin: gpuxRuntime } = defineVendorRuntime<GpuxRuntimeOptions>(
-  { id: 'gpux', vendor: 'gpux', acceleratorTypes: gpuxAcceleratorTypes, launch: gpuxLaunchProfile },
-  (options) => clientNodeKubernetesApi(options.kubeConfig),
-);
+export const { create: createGpuxRuntime, plugin: gpuxRuntime } = defineVendorRuntime<GpuxRuntimeOptions>({
+  id: 'gpux',
+  vendor: 'gpux',
+  acceleratorTypes: gpuxAcceleratorTypes,
+  launch: gpuxLaunchProfile,
+});

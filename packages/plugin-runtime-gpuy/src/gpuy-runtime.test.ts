@@ -2,12 +2,12 @@ import {
   acceleratorRuntimesToken,
   fp4Precisions,
   fp8Precisions,
-  renderKubernetesManifests,
   type AcceleratorRuntime,
   type Binder,
   type SimulatedProvisioner,
 } from '@berth/core';
 import { describeRuntimeContract } from '@berth/core/testing';
+import { renderKubernetesManifests } from '@berth/runtime-kit';
 import { describe, expect, it } from 'vitest';
 import { createGpuyRuntime, gpuyAcceleratorTypes, gpuyRuntime } from './index.js';
 

@@ -1,12 +1,8 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import { defineVendorRuntime, type VendorRuntimeOptions } from '@berth/core';
+import { defineVendorRuntime, type VendorRuntimeOptions } from '@berth/runtime-kit';
 import { gpuyAcceleratorTypes, gpuyLaunchProfile } from './catalogue.js';
-import { clientNodeKubernetesApi } from './kubernetes-client.js';
 
-export interface GpuyRuntimeOptions extends VendorRuntimeOptions {
-  /** KubeConfig for the `kubernetes` provisioner when it is given no `api`. Default: loaded from the environment. */
-  readonly kubeConfig?: KubeConfig;
-}
+/** Options of the GPUY runtime: those of every vendor runtime (see `@berth/runtime-kit`). */
+export type GpuyRuntimeOptions = VendorRuntimeOptions;
 
 /**
  * The GPUY runtime: `createGpuyRuntime(options)` builds the runtime itself (for direct use and the contract
@@ -15,7 +11,9 @@ export interface GpuyRuntimeOptions extends VendorRuntimeOptions {
  * `options.provisioner`.
  * @throws Error for invalid options (see `createVendorRuntime`).
  */
-export const { create: createGpuyRuntime, plugin: gpuyRuntime } = defineVendorRuntime<GpuyRuntimeOptions>(
-  { id: 'gpuy', vendor: 'gpuy', acceleratorTypes: gpuyAcceleratorTypes, launch: gpuyLaunchProfile },
-  (options) => clientNodeKubernetesApi(options.kubeConfig),
-);
+export const { create: createGpuyRuntime, plugin: gpuyRuntime } = defineVendorRuntime<GpuyRuntimeOptions>({
+  id: 'gpuy',
+  vendor: 'gpuy',
+  acceleratorTypes: gpuyAcceleratorTypes,
+  launch: gpuyLaunchProfile,
+});

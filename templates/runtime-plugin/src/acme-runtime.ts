@@ -1,4 +1,4 @@
-import { defineVendorRuntime } from '@berth/core';
+import { defineVendorRuntime } from '@berth/runtime-kit';
 import { acmeAcceleratorTypes, acmeLaunchProfile } from './acme-catalogue.js';
 
 /**

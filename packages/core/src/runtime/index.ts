@@ -1,8 +1,6 @@
 export * from './accelerator.js';
 export * from './accelerator-runtime.js';
 export * from './engine-args.js';
-export * from './kubernetes-manifests.js';
-export * from './kubernetes-provisioner.js';
 export * from './precision.js';
 export * from './replica-spec.js';
 export * from './replica-tracker.js';
@@ -10,4 +8,3 @@ export * from './simulated-provisioner.js';
 export * from './sizing.js';
 export * from './static-provisioner.js';
 export * from './tokens.js';
-export * from './vendor-runtime.js';

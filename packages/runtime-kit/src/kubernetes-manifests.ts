@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JsonObject } from '../contracts/json.js';
-import type { LaunchSpec } from '../ports/accelerator-runtime.js';
-import type { StartReplicaRequest } from '../ports/provisioner.js';
+import type { JsonObject, LaunchSpec, StartReplicaRequest } from '@berth/core';
 
 /** A Kubernetes object as JSON: enough typing to build and read the manifests Berth renders. */
 export interface KubernetesManifest {

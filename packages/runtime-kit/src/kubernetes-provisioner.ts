@@ -1,4 +1,4 @@
-import { isGatewayError, unavailable } from '../errors/index.js';
+import { isGatewayError, unavailable, assertReplicaId, ReplicaTracker, systemContext, type RequestContext, type JsonObject, type JsonValue, type LaunchSpec, type Provisioner, type ReplicaHandle, type ReplicaPhase, type ReplicaSpec, type StartReplicaRequest } from '@berth/core';
 import {
   berthAnnotations,
   berthLabels,
@@ -9,11 +9,6 @@ import {
   type KubernetesManifestOptions,
   type KubernetesObjectRef,
 } from './kubernetes-manifests.js';
-import { assertReplicaId, ReplicaTracker } from './replica-tracker.js';
-import { type RequestContext, systemContext } from '../contracts/request-context.js';
-import type { JsonObject, JsonValue } from '../contracts/json.js';
-import type { LaunchSpec } from '../ports/accelerator-runtime.js';
-import type { Provisioner, ReplicaHandle, ReplicaPhase, ReplicaSpec, StartReplicaRequest } from '../ports/provisioner.js';
 
 /**
  * The few Kubernetes operations the provisioner needs. Runtime plugins provide a default implementation on

@@ -1,5 +1,5 @@
 import { KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
-import { kubernetesApiFromObjectApi, type KubernetesApi } from '@berth/core';
+import { kubernetesApiFromObjectApi, type KubernetesApi } from './kubernetes-provisioner.js';
 
 /**
  * The default Kubernetes API of this plugin: `@kubernetes/client-node` with the given KubeConfig, or the

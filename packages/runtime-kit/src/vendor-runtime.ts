@@ -1,13 +1,8 @@
-import { definePlugin, type GatewayPlugin } from '../kernel/plugin.js';
-import { createAcceleratorRuntime } from './accelerator-runtime.js';
+import { definePlugin, createAcceleratorRuntime, simulatedProvisioner, staticProvisioner, acceleratorRuntimesToken, type GatewayPlugin, type SimulatedProvisionerOptions, type SizingConstants, type StaticProvisionerOptions, type AcceleratorTypeInfo, type AcceleratorRuntime, type LaunchProfile, type Provisioner } from '@berth/core';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { clientNodeKubernetesApi } from './kubernetes-client.js';
 import type { KubernetesManifestOptions } from './kubernetes-manifests.js';
 import { kubernetesProvisioner, type KubernetesApi } from './kubernetes-provisioner.js';
-import { simulatedProvisioner, type SimulatedProvisionerOptions } from './simulated-provisioner.js';
-import type { SizingConstants } from './sizing.js';
-import { staticProvisioner, type StaticProvisionerOptions } from './static-provisioner.js';
-import { acceleratorRuntimesToken } from './tokens.js';
-import type { AcceleratorTypeInfo, AcceleratorRuntime, LaunchProfile } from '../ports/accelerator-runtime.js';
-import type { Provisioner } from '../ports/provisioner.js';
 
 /** Options of the Kubernetes provisioner as a runtime plugin takes them. */
 export interface KubernetesProvisionerChoice extends Partial<KubernetesManifestOptions> {
@@ -41,6 +36,11 @@ export interface VendorRuntimeOptions {
   readonly launch?: Partial<LaunchProfile>;
   /** Overrides of the sizing formula's constants. */
   readonly sizing?: Partial<SizingConstants>;
+  /**
+   * KubeConfig for the `kubernetes` provisioner when it is given no `api`. Default: loaded from the
+   * environment (in-cluster service account or `~/.kube/config`) on first use.
+   */
+  readonly kubeConfig?: KubeConfig;
 }
 
 /** What a vendor plugin declares: data only. */
@@ -122,14 +122,14 @@ export interface VendorRuntimePackage<O extends VendorRuntimeOptions> {
  * Everything a vendor plugin package needs from one definition: a vendor package is its catalogue plus
  * `export const { create: createXRuntime, plugin: xRuntime } = defineVendorRuntime(...)`.
  * @param defaultKubernetesApi builds the Kubernetes API from the options when the `kubernetes`
- *   provisioner is chosen without `api`.
+ *   provisioner is chosen without `api`. Default: `@kubernetes/client-node` with `options.kubeConfig`.
  */
 export function defineVendorRuntime<O extends VendorRuntimeOptions = VendorRuntimeOptions>(
   definition: VendorRuntimeDefinition,
-  defaultKubernetesApi?: (options: O) => KubernetesApi,
+  defaultKubernetesApi: (options: O) => KubernetesApi = (options) => clientNodeKubernetesApi(options.kubeConfig),
 ): VendorRuntimePackage<O> {
   const build = (options: O) =>
-    createVendorRuntime(definition, options, defaultKubernetesApi ? () => defaultKubernetesApi(options) : undefined);
+    createVendorRuntime(definition, options, () => defaultKubernetesApi(options));
   return {
     create: (options = {} as O) => build(options).runtime,
     plugin: (options = {} as O) => {
