@@ -10,3 +10,4 @@ export * from './authenticator-contract.js';
 export * from './api-key-manager-contract.js';
 export { MemoryStorage, memoryStorage, type MemoryStorageOptions } from '../storage-memory/index.js';
 export * from './test-runtime.js';
+export { describeQueueWorkerScenarios, type ScenarioStorage } from './queue-worker-scenarios.js';

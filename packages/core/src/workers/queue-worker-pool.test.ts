@@ -9,7 +9,7 @@ import { retryDelayMs } from './backoff.js';
 import { defineQueueHandler, queueHandlersToken } from './queue-handler.js';
 import { QueueWorkerPool } from './queue-worker-pool.js';
 import { queueWorkers } from './queue-workers-plugin.js';
-import { describeQueueWorkerScenarios, waitFor } from './queue-worker-scenarios.js';
+import { describeQueueWorkerScenarios, waitFor } from '../testing/queue-worker-scenarios.js';
 
 describeQueueWorkerScenarios('memory storage', async () => ({ storage: new MemoryStorage(), close: async () => undefined }));
 

@@ -1,11 +1,11 @@
-/** Queue-worker scenarios run against every storage (memory in *.test.ts, PostgreSQL in *.pg.test.ts). Test-only. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemContext } from '../kernel/request-context.js';
 import type { ClaimedJob, JobQueue, Storage } from '../ports/storage.js';
-import { commitJobEffects } from './exactly-once.js';
-import { defineQueueHandler, type QueueHandler } from './queue-handler.js';
-import { QueueWorkerPool, type QueueWorkerPoolSettings } from './queue-worker-pool.js';
+import { commitJobEffects } from '../workers/exactly-once.js';
+import { defineQueueHandler, type QueueHandler } from '../workers/queue-handler.js';
+import { QueueWorkerPool, type QueueWorkerPoolSettings } from '../workers/queue-worker-pool.js';
 
+/** A storage for the queue-worker scenarios and how to dispose of it. */
 export interface ScenarioStorage {
   readonly storage: Storage;
   close(): Promise<void>;
@@ -48,6 +48,13 @@ async function effectCount(storage: Storage, jobId: string): Promise<number> {
   return listed.items.filter((item) => item.data.jobId === jobId).length;
 }
 
+/**
+ * Core's queue workers (`QueueWorkerPool`, `commitJobEffects`) on a storage adapter: every job runs once
+ * across two pools, leases are renewed, failures retried with backoff then dead-lettered, a stale worker
+ * is fenced and its effect rolled back (exactly once), and stop waits or gives up after its timeout.
+ * A storage adapter runs it beside the storage contract:
+ * `describeQueueWorkerScenarios('my store', async () => ({ storage, close }))`. `open` runs before each test.
+ */
 export function describeQueueWorkerScenarios(label: string, open: () => Promise<ScenarioStorage>): void {
   describe(`queue workers on ${label}`, () => {
     let db: ScenarioStorage;
