@@ -21,6 +21,7 @@ describe('HTTP serialization loses nothing', () => {
   it('matches the in-process answer for every resource kind', async () => {
     const s = h.gateway.resolve(coreServicesToken);
     const ctx = systemContext('ser');
+    await s.models.create(ctx, account, baseModelBody(), 'draft');
     const model = await s.models.create(ctx, account, baseModelBody({
       description: 'd', githubUrl: 'https://example.com/r', modelHubUrl: 'https://hub.example/m', public: true,
       conversationConfig: { style: 'jinja', system: 's', template: '{{x}}' }, trainingContextLength: 4096, supportsImageInput: true,

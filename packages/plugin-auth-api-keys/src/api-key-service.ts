@@ -146,7 +146,7 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
     await this.requireUser(ctx, userName, 'list');
     const prepared = prepareListRequest(
       { pageSize: params.pageSize, pageToken: params.pageToken, otherParams: { user: userName } },
-      { declarations: keyFields, defaultOrder: 'create_time', secret: this.secrets.pageTokenSecret },
+      { scope: `${userName}/apiKeys`, declarations: keyFields, defaultOrder: 'create_time', secret: this.secrets.pageTokenSecret },
     );
     const result = await this.storage.resources.list(ctx, {
       parent: userName,

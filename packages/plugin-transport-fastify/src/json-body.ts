@@ -1,4 +1,4 @@
-import { invalidArgument, type GatewayError } from '@berth/core';
+import { assertNoNulInJson, invalidArgument, type GatewayError } from '@berth/core';
 
 /** Bounds on what a JSON request body may hold, checked by a linear scan before `JSON.parse`. */
 export interface JsonBodyLimits {
@@ -85,9 +85,13 @@ export function assertJsonWithinLimits(text: string, limits: JsonBodyLimits): vo
 export function parseJsonBody(text: string, limits: JsonBodyLimits): unknown {
   if (text.length === 0 || text.trim() === '') return undefined;
   assertJsonWithinLimits(text, limits);
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     throw invalidArgument(`request body is not valid JSON: ${(error as Error).message}`, { reason: 'INVALID_JSON' });
   }
+  // NUL can only arrive escaped (raw control characters are not JSON): walk the body only when the text has one.
+  if (text.includes('u0000')) assertNoNulInJson(parsed);
+  return parsed;
 }

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@berth/core';
+import { assertNoNul, invalidArgument } from '@berth/core';
 import type { QueryParamSpec, QueryValues } from './route-spec.js';
 
 /**
@@ -16,6 +16,7 @@ export function parseQuery(raw: Record<string, unknown>, specs: readonly QueryPa
     }
     if (value === undefined) continue;
     const text = String(value);
+    assertNoNul(text, spec.name);
     switch (spec.type) {
       case 'string':
         out[spec.name] = text;

@@ -1,4 +1,4 @@
-import type { JsonSchema, RequestContext } from '@berth/core';
+import type { JsonSchema, Permission, RequestContext } from '@berth/core';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -35,6 +35,12 @@ export interface RouteSpec {
   readonly query?: readonly QueryParamSpec[];
   readonly requestBody?: JsonSchema;
   readonly response: JsonSchema;
+  /**
+   * What the caller needs on the path's `{account_id}`, checked before the query and the body are
+   * (a caller without it gets 403, never a 400 about its input). Routes with an `{account_id}` and no
+   * permission still get the account check.
+   */
+  readonly permission?: Permission;
   handle(request: RouteRequest): Promise<unknown>;
 }
 

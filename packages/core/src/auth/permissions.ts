@@ -59,13 +59,20 @@ export function roleAllows(role: Role, permission: Permission, ctx: RequestConte
   }
 }
 
+/**
+ * Throws PERMISSION_DENIED unless the caller belongs to `accountId` (the same message whether or not
+ * anything exists there). Calls without a principal are trusted.
+ */
+export function authorizeAccount(ctx: RequestContext, accountId: string): void {
+  const principal = ctx.principal;
+  if (principal !== undefined && principal.accountId !== accountId) throw permissionDenied(`permission denied on accounts/${accountId}`);
+}
+
 /** Throws PERMISSION_DENIED unless the caller may do `permission` on the target account. */
 export function authorize(ctx: RequestContext, permission: Permission, target: PermissionTarget): void {
   const principal = ctx.principal;
   if (principal === undefined) return;
-  if (principal.accountId !== target.accountId) {
-    throw permissionDenied(`permission denied on accounts/${target.accountId}`);
-  }
+  authorizeAccount(ctx, target.accountId);
   if (!roleAllows(principal.role, permission, ctx, target)) {
     throw permissionDenied(`role "${principal.role}" may not ${permission.replace('.', ' ')} in accounts/${target.accountId}`);
   }

@@ -3,7 +3,21 @@ import type { JsonObject } from '../contracts/json.js';
 import { applyReadMask, applyUpdateMask, parseFieldMask } from './field-mask.js';
 import { invalid } from './test-fixtures.js';
 
-const top = ['name', 'displayName', 'state', 'autoscalingPolicy', 'deployedModels', 'labels'];
+const top = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    displayName: { type: 'string' },
+    state: { type: 'string' },
+    autoscalingPolicy: {
+      type: 'object',
+      properties: { scaleUpWindow: { type: 'string' }, scaleDownWindow: { type: 'string' }, loadTargets: { type: 'object', additionalProperties: { type: 'number' } } },
+    },
+    deployedModels: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, state: { type: 'string' } } } },
+    labels: { type: 'object', additionalProperties: { type: 'string' } },
+    userData: { type: 'object' },
+  },
+} as const;
 
 const resource: JsonObject = {
   name: 'accounts/a/deployments/d',
@@ -32,12 +46,27 @@ describe('parseFieldMask', () => {
     ]);
   });
 
+  it('checks sub-paths against the schema at every depth', () => {
+    expect(parseFieldMask('autoscaling_policy.load_targets.my_metric,deployed_models.state,labels.team_name,user_data.any_key.deeper', top)).toEqual([
+      'autoscalingPolicy.loadTargets.my_metric',
+      'deployedModels.state',
+      'labels.team_name',
+      'userData.any_key.deeper',
+    ]);
+    for (const text of ['autoscaling_policy.nope', 'deployed_models.nope', 'display_name.deeper', 'labels.env.deeper', 'autoscaling_policy.load_targets.qps.x']) {
+      const error = invalid(() => parseFieldMask(text, top, 'updateMask'));
+      expect(error.message).toContain('unknown field');
+      expect(error.field).toBe('updateMask');
+    }
+    expect(invalid(() => parseFieldMask('autoscaling_policy.nope', top)).message).toContain('"autoscaling_policy.nope"');
+  });
+
   it('rejects unknown top-level fields naming them, and malformed paths', () => {
     const error = invalid(() => parseFieldMask('display_name,colour', top));
     expect(error.message).toContain('"colour"');
     expect(error.field).toBe('readMask');
     expect(invalid(() => parseFieldMask('colour', top, 'updateMask')).field).toBe('updateMask');
-    for (const text of ['a,,b', 'name,', 'name,*', 'name.', '.name', 'na me', 'name.x-y', '__proto__', 'constructor']) {
+    for (const text of ['a,,b', 'name,', 'name,*', 'name.', '.name', 'na me', 'name.x-y', '__proto__', 'constructor', 'labels.__proto__']) {
       invalid(() => parseFieldMask(text, top));
     }
   });

@@ -9,16 +9,43 @@ import { setOwn, snakeToCamel } from './values.js';
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_MASK_LENGTH = 8192;
 
+/** The parts of a JSON Schema a mask path is checked against (`as const` resource schemas fit it). */
+export interface MaskSchema {
+  readonly type?: unknown;
+  readonly properties?: { readonly [field: string]: unknown };
+  readonly additionalProperties?: unknown;
+  readonly items?: unknown;
+}
+
+function schemaNode(value: unknown): MaskSchema | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as MaskSchema) : undefined;
+}
+
+/** What one more path segment below `node` is: a declared field, a map key, or nothing (unknown). */
+function step(node: MaskSchema | undefined, segment: string): { key: string; next: MaskSchema | undefined } | undefined {
+  // Paths through repeated fields apply to every element.
+  let current = node;
+  while (current !== undefined && (current.type === 'array' || current.items !== undefined)) current = schemaNode(current.items);
+  // Free-form values (no schema, or an object without declared fields): any key, as written.
+  if (current === undefined) return { key: segment, next: undefined };
+  if (current.properties !== undefined) {
+    const field = snakeToCamel(segment);
+    if (Object.hasOwn(current.properties, field)) return { key: field, next: schemaNode(current.properties[field]) };
+  }
+  const map = current.additionalProperties;
+  if (map === true || schemaNode(map) !== undefined) return { key: segment, next: schemaNode(map) };
+  if (current.properties === undefined && current.type === 'object' && map === undefined) return { key: segment, next: undefined };
+  return undefined;
+}
+
 /**
  * Parses a field mask. Returns undefined for empty text or `*` (all fields), otherwise the distinct
- * dotted camelCase paths in order. Throws INVALID_ARGUMENT for malformed paths and unknown top-level
- * fields (naming the field); `parameter` names the query parameter in the error.
+ * dotted camelCase paths in order. Every path is checked against `schema` at every depth: declared
+ * fields (snake_case or camelCase), map keys (kept as written), anything inside free-form objects.
+ * Throws INVALID_ARGUMENT for malformed paths and unknown fields (naming the path); `parameter` names
+ * the query parameter in the error.
  */
-export function parseFieldMask(
-  text: string | undefined,
-  knownTopLevelFields: readonly string[],
-  parameter = 'readMask',
-): string[] | undefined {
+export function parseFieldMask(text: string | undefined, schema: object, parameter = 'readMask'): string[] | undefined {
   if (text === undefined) return undefined;
   const trimmed = text.trim();
   if (trimmed === '' || trimmed === '*') return undefined;
@@ -26,16 +53,23 @@ export function parseFieldMask(
     throw invalidArgument(`invalid ${parameter}: ${message}`, { reason: 'INVALID_FIELD_MASK', field: parameter });
   };
   if (trimmed.length > MAX_MASK_LENGTH) fail(`longer than ${MAX_MASK_LENGTH} characters`);
-  const known = new Set(knownTopLevelFields.map(snakeToCamel));
   const paths: string[] = [];
   for (const item of trimmed.split(',')) {
     const raw = item.trim();
     if (raw === '') fail('empty path (check the commas)');
     if (raw === '*') fail("'*' must be the whole mask");
     const segments = raw.split('.');
-    if (!segments.every((segment) => SEGMENT.test(segment))) fail(`invalid path ${JSON.stringify(raw)}`);
-    const path = segments.map(snakeToCamel);
-    if (!known.has(path[0] as string)) fail(`unknown field ${JSON.stringify(segments[0])}`);
+    if (!segments.every((segment) => SEGMENT.test(segment) && segment !== '__proto__')) fail(`invalid path ${JSON.stringify(raw)}`);
+    const path: string[] = [];
+    let node: MaskSchema | undefined = schemaNode(schema);
+    for (const [depth, segment] of segments.entries()) {
+      const found = step(node, segment);
+      if (found === undefined) {
+        fail(depth === 0 ? `unknown field ${JSON.stringify(segment)}` : `unknown field ${JSON.stringify(segments.slice(0, depth + 1).join('.'))}`);
+      }
+      path.push(found!.key);
+      node = found!.next;
+    }
     const joined = path.join('.');
     if (!paths.includes(joined)) paths.push(joined);
   }

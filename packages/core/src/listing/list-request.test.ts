@@ -6,7 +6,7 @@ import { compareSortKeys, sortKeyOf } from './sort-key.js';
 import { evaluateFilter } from './filter/evaluator.js';
 import { declarations, invalid } from './test-fixtures.js';
 
-const options = { declarations, defaultOrder: 'create_time', secret: 's3cret' };
+const options = { scope: 'accounts/a/deployments', declarations, defaultOrder: 'create_time', secret: 's3cret' };
 const prepare = (input: ListRequestInput) => prepareListRequest(input, options);
 
 describe('prepareListRequest', () => {
@@ -88,8 +88,16 @@ describe('prepareListRequest', () => {
     invalid(() => prepare({ filter: 'x', pageToken: sneaky }));
   });
 
+  it('binds the token to the scope: another collection or account refuses it', () => {
+    const token = prepare({ pageSize: 1 }).nextPageToken({ name: 'accounts/a/deployments/x', createTime: '2024-01-01T00:00:00Z' });
+    expect(prepare({ pageToken: token }).after).toHaveLength(2);
+    for (const scope of ['accounts/a/models', 'accounts/b/deployments']) {
+      expect(invalid(() => prepareListRequest({ pageToken: token }, { ...options, scope })).message).toContain('does not match');
+    }
+  });
+
   it('rejects a validly signed position that does not fit the order', () => {
-    const params = { filter: undefined, orderBy: 'display_name' };
+    const params = { scope: options.scope, filter: undefined, orderBy: 'display_name' };
     const wrongLength = encodePageToken(['only one'], params, options.secret);
     expect(invalid(() => prepare({ orderBy: 'display_name', pageToken: wrongLength })).message).toBe('invalid page token');
     const wrongType = encodePageToken([5, 'n'], params, options.secret);

@@ -31,6 +31,11 @@ export interface ListRequestInput {
 }
 
 export interface ListRequestOptions {
+  /**
+   * What is listed, e.g. `accounts/acme/models` (parent and collection): bound into page tokens, so a
+   * token is refused by another collection or another account even when every other parameter matches.
+   */
+  scope: string;
   declarations: FieldDeclarations;
   defaultOrder: string;
   secret: Uint8Array | string;
@@ -74,7 +79,7 @@ function positionFits(position: readonly JsonValue[], orderBy: readonly OrderTer
 
 /**
  * Validates a list request. pageSize: undefined or 0 → default (50), above the maximum → maximum (200),
- * negative or not an integer → INVALID_ARGUMENT. The page token binds filter, orderBy and otherParams.
+ * negative or not an integer → INVALID_ARGUMENT. The page token binds the scope, filter, orderBy and otherParams.
  * Throws only GatewayError INVALID_ARGUMENT.
  */
 export function prepareListRequest(input: ListRequestInput, options: ListRequestOptions): PreparedList {
@@ -93,7 +98,7 @@ export function prepareListRequest(input: ListRequestInput, options: ListRequest
   const orderText = input.orderBy === undefined || input.orderBy.trim() === '' ? options.defaultOrder : input.orderBy;
   const orderBy = orders.get(options.declarations, orderText, () => parseOrderBy(orderText, options.declarations, options.defaultOrder));
 
-  const params: Record<string, string | undefined> = { filter: input.filter, orderBy: input.orderBy };
+  const params: Record<string, string | undefined> = { scope: options.scope, filter: input.filter, orderBy: input.orderBy };
   for (const [key, value] of Object.entries(input.otherParams ?? {})) params[`param.${key}`] = value;
 
   let after: JsonValue[] | undefined;

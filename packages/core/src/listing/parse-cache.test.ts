@@ -46,7 +46,7 @@ describe('ParseCache', () => {
 });
 
 describe('prepareListRequest with the parse cache', () => {
-  const options = { declarations: fieldsA, defaultOrder: 'create_time', secret: 's' };
+  const options = { scope: 'accounts/a/things', declarations: fieldsA, defaultOrder: 'create_time', secret: 's' };
   it('answers repeated requests with the same parsed filter and order', () => {
     const a = prepareListRequest({ filter: 'name = "x"' }, options);
     const b = prepareListRequest({ filter: 'name = "x"' }, options);

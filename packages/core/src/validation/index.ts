@@ -1,3 +1,4 @@
 export * from './json-depth.js';
+export * from './nul.js';
 export * from './paths.js';
 export * from './schema-validator.js';

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import * as addFormatsModule from 'ajv-formats';
 import { invalidArgument } from '../errors/index.js';
 import type { JsonObject } from '../ports/json.js';
+import { assertNoNulInJson } from './nul.js';
 import { deletePath, isPlainObject } from './paths.js';
 
 type AddFormats = (ajv: Ajv, formats: string[]) => Ajv;
@@ -14,6 +15,17 @@ export type JsonSchema = { readonly [key: string]: unknown };
 
 const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
 addFormats(ajv, ['date-time', 'date', 'uri', 'email']);
+
+const int64Min = -(2n ** 63n);
+const int64Max = 2n ** 63n - 1n;
+
+/** An int64 carried as a JSON string of decimal digits (protobuf JSON), within the int64 range. */
+export function isInt64Text(text: string): boolean {
+  if (!/^-?[0-9]{1,19}$/.test(text)) return false;
+  const value = BigInt(text);
+  return value >= int64Min && value <= int64Max;
+}
+ajv.addFormat('int64', { type: 'string', validate: isInt64Text });
 
 /**
  * Returns a copy of `schema` where every object schema without an explicit `additionalProperties`
@@ -64,6 +76,11 @@ function describe(error: ErrorObject, where: string): { message: string; field: 
       const field = base ? `${base}.${missing}` : missing;
       return { message: `field "${field}" is required`, field };
     }
+    case 'format':
+      if ((error.params as { format?: string }).format === 'int64') {
+        return { message: `${at} must be a 64-bit integer written as a string (at most 9223372036854775807)`, field: base };
+      }
+      return { message: `${at} ${error.message ?? 'is invalid'}`, field: base };
     case 'pattern':
       return { message: `${at} has an invalid format (expected ${error.message ?? 'a matching value'})`, field: base };
     default:
@@ -108,6 +125,7 @@ export function compileInputValidator(schema: JsonSchema, outputOnlyPaths: reado
   const outputOnly = outputOnlyPaths.map((p) => p.split('.'));
   return (input: unknown) => {
     if (!isPlainObject(input as never)) throw invalidArgument(`${where} must be a JSON object`);
+    assertNoNulInJson(input);
     const copy = structuredClone(input) as JsonObject;
     for (const path of outputOnly) deletePath(copy, path);
     if (!validate(copy)) throw schemaError(validate.errors, where);
@@ -119,6 +137,7 @@ export function compileInputValidator(schema: JsonSchema, outputOnlyPaths: reado
 export function compileValidator(schema: JsonSchema, where: string): (input: unknown) => void {
   const validate = compileStrict(schema);
   return (input) => {
+    assertNoNulInJson(input);
     if (!validate(input)) throw schemaError(validate.errors, where);
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assertJsonDepth } from './json-depth.js';
+import { assertNoNul, assertNoNulInJson } from './nul.js';
 import { compileInputValidator, compileValidator, strictSchema } from './schema-validator.js';
 import { camelCaseSegment, deletePath, getPath, setPath } from './paths.js';
 import { defaultGatewayConfig } from '../kernel/config.js';
@@ -102,6 +103,24 @@ describe('strict request bodies', () => {
     expect(body).toEqual({ name: 'x', count: 1 });
   });
 
+  it('refuses NUL in any string value or key, naming the field', () => {
+    expect(invalid({ labels: { a: 'x\u0000' } })).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'labels.a', reason: 'NUL_CHARACTER' });
+    expect(invalid({ tags: ['ok', '\u0000'] })).toMatchObject({ field: 'tags[1]', reason: 'NUL_CHARACTER' });
+    expect(invalid({ labels: { 'k\u0000': 'v' } })).toMatchObject({ reason: 'NUL_CHARACTER' });
+    // Output-only fields are ignored, but not a NUL in them: no string with NUL gets past validation.
+    expect(invalid({ name: 'a\u0000' })).toMatchObject({ reason: 'NUL_CHARACTER' });
+    const check = compileValidator({ type: 'object', properties: { a: { type: 'string' } } }, 'request body');
+    expect(() => check({ a: '\u0000' })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', field: 'a' }));
+  });
+
+  it('range-checks int64 strings (format int64)', () => {
+    const check = compileValidator({ type: 'object', properties: { n: { type: 'string', pattern: '^-?[0-9]{1,19}$', format: 'int64' } } }, 'request body');
+    for (const n of ['0', '-1', '9223372036854775807', '-9223372036854775808']) expect(() => check({ n }), n).not.toThrow();
+    for (const n of ['9223372036854775808', '9999999999999999999', '-9223372036854775809']) {
+      expect(() => check({ n }), n).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', field: 'n', message: expect.stringContaining('64-bit integer') }));
+    }
+  });
+
   it('compileValidator is strict too', () => {
     const check = compileValidator({ type: 'object', properties: { a: { type: 'integer' } } }, 'query');
     expect(() => check({ a: 1 })).not.toThrow();
@@ -150,6 +169,28 @@ describe('JSON depth', () => {
 
   it('accepts scalars', () => {
     for (const value of [null, 1, 'x', true]) expect(() => assertJsonDepth(value, max)).not.toThrow();
+  });
+});
+
+describe('NUL in request input', () => {
+  it('is refused anywhere in a JSON body, with the path of the field', () => {
+    const at = (value: unknown) => {
+      try {
+        assertNoNulInJson(value);
+      } catch (error) {
+        return error as { field?: string; reason?: string };
+      }
+      return undefined;
+    };
+    expect(at('\u0000')).toMatchObject({ reason: 'NUL_CHARACTER' });
+    expect(at({ a: [{ b: 'x\u0000' }] })).toMatchObject({ field: 'a[0].b', reason: 'NUL_CHARACTER' });
+    expect(at([[{ 'k\u0000': 1 }]])).toMatchObject({ reason: 'NUL_CHARACTER' });
+    expect(at({ a: 'x\\u0000', b: [1, true, null] })).toBeUndefined();
+  });
+
+  it('is refused in a query parameter', () => {
+    expect(() => assertNoNul('ok', 'filter')).not.toThrow();
+    expect(() => assertNoNul('a\u0000', 'filter')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', field: 'filter' }));
   });
 });
 

@@ -97,6 +97,7 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
     {
       method: 'PATCH', path: '/v1/accounts/{account_id}/deployments/{deployment_id}:scale', tag: 'Deployments',
       operationId: 'scaleDeployment', summary: 'Set the replica count of a deployment', requestBody: scaleBody, response: emptySchema,
+      permission: 'deployments.update',
       handle: async (r) => {
         validateScaleBody(r.body ?? {});
         await services.deployments.scale(r.ctx, deploymentName(r.params), (r.body as { replicaCount: number }).replicaCount);
@@ -106,6 +107,7 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
     {
       method: 'POST', path: '/v1/accounts/{account_id}/deployments/{deployment_id}:undelete', tag: 'Deployments',
       operationId: 'undeleteDeployment', summary: 'Restore a soft-deleted deployment', requestBody: emptySchema, response: deploymentSchema,
+      permission: 'deployments.action',
       handle: (r) => {
         assertEmptyBody(r.body);
         return services.deployments.undelete(r.ctx, deploymentName(r.params));
@@ -157,7 +159,7 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
     {
       method: 'POST', path: '/v1/accounts/{account_id}/reinforcementFineTuningJobs/{reinforcement_fine_tuning_job_id}:cancel',
       tag: 'Reinforcement fine-tuning jobs', operationId: 'cancelReinforcementFineTuningJob', summary: 'Cancel a reinforcement fine-tuning job',
-      requestBody: emptySchema, response: emptySchema,
+      requestBody: emptySchema, response: emptySchema, permission: 'reinforcementFineTuningJobs.action',
       handle: async (r) => {
         assertEmptyBody(r.body);
         await services.reinforcementFineTuningJobs.cancel(r.ctx, rftName(r.params));
@@ -167,7 +169,7 @@ export function controlPlaneRoutes(services: CoreServices): RouteSpec[] {
     {
       method: 'POST', path: '/v1/accounts/{account_id}/reinforcementFineTuningJobs/{reinforcement_fine_tuning_job_id}:resume',
       tag: 'Reinforcement fine-tuning jobs', operationId: 'resumeReinforcementFineTuningJob', summary: 'Resume a paused or failed reinforcement fine-tuning job',
-      requestBody: emptySchema, response: reinforcementFineTuningJobSchema,
+      requestBody: emptySchema, response: reinforcementFineTuningJobSchema, permission: 'reinforcementFineTuningJobs.action',
       handle: (r) => {
         assertEmptyBody(r.body);
         return services.reinforcementFineTuningJobs.resume(r.ctx, rftName(r.params));

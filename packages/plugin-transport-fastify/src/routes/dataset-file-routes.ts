@@ -20,17 +20,19 @@ export function datasetFileRoutes(files: DatasetFileService): RouteSpec[] {
       method: 'POST', path: `${base}:getUploadEndpoint`, tag: 'Datasets', operationId: 'getDatasetUploadEndpoint',
       summary: 'Announce files and get signed upload URLs (PUT the bytes to each URL)',
       requestBody: { type: 'object', properties: { filenameToSize: { type: 'object', additionalProperties: { type: 'string' } } } },
-      response: signedUrlsSchema,
+      response: signedUrlsSchema, permission: 'datasets.update',
       handle: async (r) => ({ filenameToSignedUrls: absolute(r.baseUrl, (await files.getUploadEndpoint(r.ctx, datasetName(r), r.body)).filenameToSignedUrls) }),
     },
     {
       method: 'POST', path: `${base}:validateUpload`, tag: 'Datasets', operationId: 'validateDatasetUpload',
       summary: 'Check the uploaded files, count examples and mark the dataset READY', requestBody: emptySchema, response: emptySchema,
+      permission: 'datasets.update',
       handle: (r) => files.validateUpload(r.ctx, datasetName(r), r.body),
     },
     {
       method: 'POST', path: `${base}:getDownloadEndpoint`, tag: 'Datasets', operationId: 'getDatasetDownloadEndpoint',
       summary: 'Get signed download URLs of a READY dataset', requestBody: emptySchema, response: signedUrlsSchema,
+      permission: 'datasets.get',
       handle: async (r) => ({ filenameToSignedUrls: absolute(r.baseUrl, (await files.getDownloadEndpoint(r.ctx, datasetName(r), r.body)).filenameToSignedUrls) }),
     },
   ];

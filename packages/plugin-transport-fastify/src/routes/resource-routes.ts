@@ -97,18 +97,18 @@ export function resourceRoutes(options: ResourceRoutesOptions): RouteSpec[] {
     const create = operations.create;
     routes.push({
       method: 'POST', path: base, tag, operationId: `create${Title}`, summary: `Create a ${singular}`,
-      query: options.createQuery ?? [], requestBody: options.createBody ?? schema, response: schema,
+      query: options.createQuery ?? [], requestBody: options.createBody ?? schema, response: schema, permission: `${collection}.create`,
       handle: (r) => create(r.ctx, r.params.account_id!, r),
     });
   }
   routes.push({
     method: 'GET', path: base, tag, operationId: `list${Title}s`, summary: `List ${collection}`,
-    query: [...listParams, ...(options.extraListQuery ?? [])], response: listResponseSchema(collection, schema),
+    query: [...listParams, ...(options.extraListQuery ?? [])], response: listResponseSchema(collection, schema), permission: `${collection}.list`,
     handle: async (r) => listBody(collection, await operations.list(r.ctx, r.params.account_id!, listParamsOf(r.query), r)),
   });
   routes.push({
     method: 'GET', path: item, tag, operationId: `get${Title}`, summary: `Get a ${singular}`,
-    query: [readMaskParam], response: schema,
+    query: [readMaskParam], response: schema, permission: `${collection}.get`,
     handle: (r) => operations.get(r.ctx, nameOf(r), queryString(r.query, 'readMask')),
   });
   if (operations.update) {
@@ -116,7 +116,7 @@ export function resourceRoutes(options: ResourceRoutesOptions): RouteSpec[] {
     routes.push({
       method: 'PATCH', path: item, tag, operationId: `update${Title}`, summary: `Update a ${singular}`,
       query: [{ name: 'updateMask', type: 'string', description: 'Comma-separated field paths to change; without it every field given is replaced.' }],
-      requestBody: schema, response: schema,
+      requestBody: schema, response: schema, permission: `${collection}.update`,
       handle: (r) => update(r.ctx, nameOf(r), r.body, queryString(r.query, 'updateMask'), preconditionOf(r)),
     });
   }
@@ -124,7 +124,7 @@ export function resourceRoutes(options: ResourceRoutesOptions): RouteSpec[] {
     const remove = operations.delete;
     routes.push({
       method: 'DELETE', path: item, tag, operationId: `delete${Title}`, summary: `Delete a ${singular}`,
-      query: [...(options.deleteQuery ?? []), etagQueryParam], response: emptySchema,
+      query: [...(options.deleteQuery ?? []), etagQueryParam], response: emptySchema, permission: `${collection}.delete`,
       handle: async (r) => {
         await remove(r.ctx, nameOf(r), r);
         return {};

@@ -60,4 +60,11 @@ describe('lex', () => {
   it('ends with an end token at the text length', () => {
     expect(lex('  ').at(-1)).toMatchObject({ type: 'end', position: 2 });
   });
+
+  it('refuses NUL, raw or escaped, anywhere in the text', () => {
+    expectFilterError(() => lex('a = "x\u0000y"'), 6, 'NUL');
+    expectFilterError(() => lex('a = "x\\u0000y"'), 6, 'NUL');
+    expectFilterError(() => lex('a\u0000 = 1'), 1, 'NUL');
+    expect(lex('a = "x\\u0041"')[2]?.value).toBe('xA');
+  });
 });

@@ -36,6 +36,9 @@ function isWhitespace(char: string): boolean {
   return /\s/.test(char);
 }
 
+/** No stored string may hold NUL (PostgreSQL cannot), so no filter may compare with one. */
+const NUL_MESSAGE = 'the NUL character (\\u0000) is not allowed';
+
 /** Reads a quoted string starting at `start` (the quote). Escapes: \\ \" \' \n \r \t \b \f \v \uXXXX. */
 function readString(text: string, start: number): { value: string; end: number } {
   const quote = text[start];
@@ -56,7 +59,9 @@ function readString(text: string, start: number): { value: string; end: number }
       if (next === 'u') {
         const hex = text.slice(i + 2, i + 6);
         if (/^[0-9a-fA-F]{4}$/.test(hex)) {
-          value += String.fromCharCode(parseInt(hex, 16));
+          const code = parseInt(hex, 16);
+          if (code === 0) throw filterError(i, NUL_MESSAGE);
+          value += String.fromCharCode(code);
           i += 6;
           continue;
         }
@@ -71,6 +76,8 @@ function readString(text: string, start: number): { value: string; end: number }
 
 /** Splits filter text into tokens, ending with an `end` token. Throws INVALID_ARGUMENT on bad input. */
 export function lex(text: string): Token[] {
+  const nul = text.indexOf('\u0000');
+  if (nul !== -1) throw filterError(nul, NUL_MESSAGE);
   const tokens: Token[] = [];
   let i = 0;
   let spaceBefore = false;

@@ -4,7 +4,7 @@ import { parseResourceName } from '../../names/resource-name.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { StoredResource } from '../../ports/storage.js';
 import { isPlainObject } from '../../validation/paths.js';
-import type { ResourceEnvironment } from '../common/resource-environment.js';
+import { assertSameAccountReference, type ResourceEnvironment } from '../common/resource-environment.js';
 import { precisionValues, type Precision } from '../common/schema-parts.js';
 import { datasetNameOf } from '../datasets/dataset-rules.js';
 import type { BatchInferenceJobState } from './batch-inference-job-schema.js';
@@ -20,14 +20,10 @@ export function initialJobProgress(): JsonObject {
 
 /**
  * Checks the form of a reference to a resource that need not exist yet (an output dataset or model,
- * an evaluator): a name of `collection` in `accountId`. INVALID_ARGUMENT naming `field` otherwise.
+ * an evaluator): a name of `collection` in `accountId`; 403 for another account, like every
+ * cross-account call.
  */
-export function assertSameAccountName(reference: string, collection: string, accountId: string, field: string): void {
-  const parsed = parseResourceName(reference, collection, field);
-  if (parsed.accountId !== accountId) {
-    throw invalidArgument(`${field} "${reference}" must name a ${collection} resource in accounts/${accountId}`, { field, reason: 'INVALID_REFERENCE' });
-  }
-}
+export const assertSameAccountName = assertSameAccountReference;
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value : '';

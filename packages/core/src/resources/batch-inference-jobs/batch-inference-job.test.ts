@@ -116,15 +116,15 @@ describe('BatchInferenceJobService.create', () => {
 
   it('requires the model and input dataset to exist in the account', async () => {
     await expect(jobs.create(ctx, 'acme', { model: 'accounts/acme/models/none', inputDatasetId: 'in' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'model', reason: 'REFERENCE_NOT_FOUND' });
-    await expect(jobs.create(ctx, 'acme', { model: 'accounts/other/models/base', inputDatasetId: 'in' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'model', reason: 'INVALID_REFERENCE' });
+    await expect(jobs.create(ctx, 'acme', { model: 'accounts/other/models/base', inputDatasetId: 'in' })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED, message: 'permission denied on accounts/other' });
     await expect(jobs.create(ctx, 'acme', { model: 'base', inputDatasetId: 'in' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'model' });
     await expect(jobs.create(ctx, 'acme', { model: 'accounts/acme/models/base', inputDatasetId: 'none' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'inputDatasetId', reason: 'REFERENCE_NOT_FOUND' });
-    await expect(jobs.create(ctx, 'acme', { model: 'accounts/acme/models/base', inputDatasetId: 'accounts/other/datasets/in' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'inputDatasetId', reason: 'INVALID_REFERENCE' });
+    await expect(jobs.create(ctx, 'acme', { model: 'accounts/acme/models/base', inputDatasetId: 'accounts/other/datasets/in' })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED, message: 'permission denied on accounts/other' });
     await expect(jobs.create(ctx, 'acme', { model: 'accounts/acme/models/base', inputDatasetId: 'In Put' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'inputDatasetId' });
   });
 
   it('checks the output dataset form and account but not its existence', async () => {
-    await expect(jobs.create(ctx, 'acme', { model: 'accounts/acme/models/base', inputDatasetId: 'in', outputDatasetId: 'accounts/other/datasets/out' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'outputDatasetId' });
+    await expect(jobs.create(ctx, 'acme', { model: 'accounts/acme/models/base', inputDatasetId: 'in', outputDatasetId: 'accounts/other/datasets/out' })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED });
     await expect(jobs.create(ctx, 'acme', { model: 'accounts/acme/models/base', inputDatasetId: 'in', outputDatasetId: 'accounts/acme/models/out' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'outputDatasetId' });
   });
 
@@ -161,7 +161,7 @@ describe('continuedFromJobName', () => {
 
   it('must name an existing job of the account', async () => {
     await expect(jobs.create(ctx, 'acme', { continuedFromJobName: 'accounts/acme/batchInferenceJobs/none' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'continuedFromJobName' });
-    await expect(jobs.create(ctx, 'acme', { continuedFromJobName: 'accounts/other/batchInferenceJobs/first' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'continuedFromJobName' });
+    await expect(jobs.create(ctx, 'acme', { continuedFromJobName: 'accounts/other/batchInferenceJobs/first' })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED });
     await expect(jobs.create(ctx, 'acme', { continuedFromJobName: 'first' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'continuedFromJobName' });
   });
 

@@ -1,8 +1,10 @@
 import { invalidArgument } from '../../errors/index.js';
 import { parseResourceName } from '../../names/resource-name.js';
 import type { JsonObject } from '../../ports/json.js';
+import type { RequestContext } from '../../kernel/request-context.js';
 import { isPlainObject } from '../../validation/paths.js';
 import type { BaseModelFacts } from '../../ports/serving-advisor.js';
+import type { ResourceEnvironment } from './resource-environment.js';
 
 export type { BaseModelFacts };
 
@@ -51,4 +53,14 @@ export function applyServingDefaults(
       throw invalidArgument('draftTokenCount must be given when draftModel is given and the base model has no default', { field: 'draftTokenCount' });
     }
   }
+}
+
+/**
+ * The draft model (given or defaulted from the base model) must exist in the account: 403 for another
+ * account, INVALID_ARGUMENT when missing. On update only a changed draft model is checked.
+ */
+export async function requireDraftModel(ctx: RequestContext, data: JsonObject, env: ResourceEnvironment, accountId: string, previous?: JsonObject): Promise<void> {
+  const draft = typeof data.draftModel === 'string' ? data.draftModel : '';
+  if (draft === '' || (previous !== undefined && previous.draftModel === draft)) return;
+  await env.requireReference(ctx, draft, 'models', accountId, 'draftModel');
 }

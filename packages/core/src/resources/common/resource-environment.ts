@@ -1,10 +1,20 @@
-import { invalidArgument } from '../../errors/index.js';
+import { invalidArgument, permissionDenied } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { Clock } from '../../ports/clock.js';
 import type { IdGenerator } from '../../ports/id-generator.js';
 import type { Storage, StoredResource } from '../../ports/storage.js';
 import { parseResourceName } from '../../names/resource-name.js';
 import { TransactionScopedStorage } from './transaction-scoped-storage.js';
+
+/**
+ * Checks that `reference` is a well-formed name of `collection` in `accountId`. A name in another account
+ * answers 403 PERMISSION_DENIED with the same message as any other call on that account, whether or not
+ * the resource exists there (docs/decisions.md: another account is opaque).
+ */
+export function assertSameAccountReference(reference: string, collection: string, accountId: string, field: string): void {
+  const parsed = parseResourceName(reference, collection, field);
+  if (parsed.accountId !== accountId) throw permissionDenied(`permission denied on accounts/${parsed.accountId}`);
+}
 
 /** What resource rules may use: storage, time, ids, and reference checks. */
 export class ResourceEnvironment {
@@ -27,9 +37,9 @@ export class ResourceEnvironment {
   }
 
   /**
-   * Checks that `reference` names an existing resource of `collection` in `accountId`. Throws
-   * INVALID_ARGUMENT naming `field` otherwise: a dangling reference is a bad argument, and a reference
-   * to another account is refused the same way whether or not that resource exists.
+   * Checks that `reference` names an existing resource of `collection` in `accountId`. A reference to
+   * another account answers 403 PERMISSION_DENIED whether or not that resource exists; a dangling
+   * reference is INVALID_ARGUMENT naming `field`.
    */
   async requireReference(
     ctx: RequestContext,
@@ -38,10 +48,7 @@ export class ResourceEnvironment {
     accountId: string,
     field: string,
   ): Promise<StoredResource> {
-    const parsed = parseResourceName(reference, collection, field);
-    if (parsed.accountId !== accountId) {
-      throw invalidArgument(`${field} "${reference}" must name a ${collection} resource in accounts/${accountId}`, { field, reason: 'INVALID_REFERENCE' });
-    }
+    assertSameAccountReference(reference, collection, accountId, field);
     const found = await this.storage.resources.get(ctx, reference);
     if (!found) {
       throw invalidArgument(`${field} "${reference}" does not exist`, { field, reason: 'REFERENCE_NOT_FOUND' });

@@ -178,20 +178,20 @@ export class ResourceService {
 
   async get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
     this.authorizeName(ctx, name, 'get');
-    const mask = parseFieldMask(readMask, this.topLevelFields);
+    const mask = parseFieldMask(readMask, this.definition.schema);
     const found = await this.getStored(ctx, name);
     return applyReadMask(this.view(found), mask);
   }
 
   /** Applies a read mask to data the caller already loaded. */
   mask(data: JsonObject, readMask?: string): JsonObject {
-    return applyReadMask(this.present(data), parseFieldMask(readMask, this.topLevelFields));
+    return applyReadMask(this.present(data), parseFieldMask(readMask, this.definition.schema));
   }
 
   async list(ctx: RequestContext, accountId: string, params: ListParams, extras: ListExtras = {}): Promise<ListPage> {
     assertValidId(accountId, 'account_id');
     authorize(ctx, this.permissions.list, { accountId });
-    const mask = parseFieldMask(params.readMask, this.topLevelFields);
+    const mask = parseFieldMask(params.readMask, this.definition.schema);
     const prepared = prepareListRequest(
       {
         filter: params.filter,
@@ -200,7 +200,7 @@ export class ResourceService {
         pageToken: params.pageToken,
         otherParams: { readMask: params.readMask, ...extras.boundParams },
       },
-      { declarations: this.definition.fields, defaultOrder: this.definition.defaultOrder, secret: this.secrets.pageTokenSecret },
+      { scope: `accounts/${accountId}/${this.definition.collection}`, declarations: this.definition.fields, defaultOrder: this.definition.defaultOrder, secret: this.secrets.pageTokenSecret },
     );
     const parseExtra = extras.extraFilterVaries ? parseFilter : parseFilterCached;
     const filter = allOf(prepared.filter, extras.extraFilter ? parseExtra(extras.extraFilter, this.definition.fields) : undefined);
@@ -243,7 +243,7 @@ export class ResourceService {
     if (bodyEtag !== undefined && optionEtag !== undefined && bodyEtag !== optionEtag) throw etagMismatch(name, optionEtag);
     const etag = bodyEtag ?? optionEtag;
     const outputOnly = new Set(this.outputOnly);
-    const paths = parseFieldMask(updateMask, this.topLevelFields, 'updateMask')?.filter((p) => !outputOnly.has(p) && p !== 'name');
+    const paths = parseFieldMask(updateMask, this.definition.schema, 'updateMask')?.filter((p) => !outputOnly.has(p) && p !== 'name');
     const patch = paths === undefined ? this.validate(body ?? {}) : this.validateMaskedPatch(body ?? {});
     return this.mutate(ctx, name, async (previous) => {
       const next = applyUpdateMask(previous, patch, paths);

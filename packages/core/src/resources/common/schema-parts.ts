@@ -4,8 +4,13 @@ import { precisionValues, type Precision } from '../../contracts/precision.js';
 export { precisionValues, type Precision };
 export const int32Schema = { type: 'integer', minimum: -2147483648, maximum: 2147483647 } as const;
 export const nonNegativeInt32Schema = { type: 'integer', minimum: 0, maximum: 2147483647 } as const;
-/** 64-bit integers travel as JSON strings of digits. */
-export const int64Schema = { type: 'string', pattern: '^-?[0-9]{1,19}$' } as const;
+/**
+ * 64-bit integers travel as JSON strings of digits; the `int64` format checks the range
+ * (-9223372036854775808 to 9223372036854775807), which 19 digits alone do not.
+ */
+export const int64Schema = { type: 'string', pattern: '^-?[0-9]{1,19}$', format: 'int64' } as const;
+/** A count carried as int64 (parameterCount, exampleCount, …): 0 to 9223372036854775807. */
+export const nonNegativeInt64Schema = { type: 'string', pattern: '^[0-9]{1,19}$', format: 'int64' } as const;
 export const timestampSchema = { type: 'string', format: 'date-time' } as const;
 /** protobuf-JSON duration such as "30s" or "1.5s". */
 export const durationSchema = { type: 'string', pattern: '^-?[0-9]{1,12}(\\.[0-9]{1,9})?s$' } as const;

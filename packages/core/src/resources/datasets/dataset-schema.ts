@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { displayNameSchema, int64Schema, nameSchema, statusSchema, timestampSchema, etagSchema } from '../common/schema-parts.js';
+import { displayNameSchema, nonNegativeInt64Schema, nameSchema, statusSchema, timestampSchema, etagSchema } from '../common/schema-parts.js';
 
 export const datasetStateValues = ['STATE_UNSPECIFIED', 'UPLOADING', 'READY'] as const;
 export type DatasetState = (typeof datasetStateValues)[number];
@@ -24,14 +24,14 @@ export const datasetSchema = {
     updateTime: timestampSchema,
     state: { type: 'string', enum: datasetStateValues },
     status: statusSchema,
-    exampleCount: { ...int64Schema, pattern: '^[0-9]{1,19}$' },
+    exampleCount: nonNegativeInt64Schema,
     userUploaded: { type: 'object' },
     evalProtocol: { type: 'object' },
     externalUrl: { type: 'string', maxLength: 2083 },
     format: { type: 'string', enum: datasetFormatValues },
     createdBy: { type: 'string' },
     sourceJobName: { type: 'string', maxLength: 512 },
-    estimatedTokenCount: { ...int64Schema, pattern: '^[0-9]{1,19}$' },
+    estimatedTokenCount: nonNegativeInt64Schema,
     averageTurnCount: { type: 'number', minimum: 0 },
     sourceDataset: { type: 'string' },
     sourceFilter: { type: 'string' },

@@ -143,7 +143,7 @@ describe('derived datasets (sourceDatasetId + filter)', () => {
       code: Code.INVALID_ARGUMENT, field: 'sourceDatasetId', reason: 'REFERENCE_NOT_FOUND',
     });
     await expect(datasets.create(ctx, 'acme', { sourceDatasetId: 'accounts/other/datasets/src', filter: 'x', dataset: {} })).rejects.toMatchObject({
-      code: Code.INVALID_ARGUMENT, field: 'sourceDatasetId', reason: 'INVALID_REFERENCE',
+      code: Code.PERMISSION_DENIED, message: 'permission denied on accounts/other',
     });
     await expect(datasets.create(ctx, 'acme', { sourceDatasetId: 'accounts/acme/models/src', filter: 'x', dataset: {} })).rejects.toMatchObject({
       code: Code.INVALID_ARGUMENT, field: 'sourceDatasetId',

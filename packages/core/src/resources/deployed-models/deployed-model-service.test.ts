@@ -80,7 +80,7 @@ describe('create', () => {
     expect((await rejected(deploy({ model: base }), 'INVALID_ARGUMENT')).field).toBe('deployment');
     expect((await rejected(deploy({ model: `accounts/${account}/models/nope`, deployment: deployment('plain') }), 'INVALID_ARGUMENT')).field).toBe('model');
     expect((await rejected(deploy({ model: base, deployment: deployment('nope') }), 'INVALID_ARGUMENT')).field).toBe('deployment');
-    expect((await rejected(deploy({ model: 'accounts/other/models/base', deployment: deployment('plain') }), 'INVALID_ARGUMENT')).field).toBe('model');
+    expect((await rejected(deploy({ model: 'accounts/other/models/base', deployment: deployment('plain') }), 'PERMISSION_DENIED')).message).toBe('permission denied on accounts/other');
   });
 
   it('the same model on the same deployment twice is ALREADY_EXISTS; so is a taken id', async () => {

@@ -1,5 +1,5 @@
 import type { ResourceDefinition } from '../common/resource-definition.js';
-import { applyServingDefaults, baseModelFacts } from '../common/placement-defaults.js';
+import { applyServingDefaults, baseModelFacts, requireDraftModel } from '../common/placement-defaults.js';
 import type { ServingAdvisor } from '../common/sizing.js';
 import { deploymentShapeFields } from './deployment-shape-fields.js';
 import { deploymentShapeOutputOnly, deploymentShapeSchema } from './deployment-shape-schema.js';
@@ -29,13 +29,15 @@ export function deploymentShapeDefinition(advisor: ServingAdvisor): ResourceDefi
       if (data.modelType === undefined && facts.modelType) data.modelType = facts.modelType;
       if (data.parameterCount === undefined && facts.parameterCount) data.parameterCount = facts.parameterCount;
       applyServingDefaults(data, facts, (d, f) => advisor.minimumAcceleratorCount(d, f));
+      await requireDraftModel(ctx, data, env, accountId);
       advisor.validate(ctx, data, facts);
     },
-    async prepareUpdate(ctx, next, _previous, env) {
+    async prepareUpdate(ctx, next, previous, env) {
       const accountId = String(next.name).split('/')[1]!;
       const base = await env.requireReference(ctx, String(next.baseModel), 'models', accountId, 'baseModel');
       const facts = baseModelFacts(base.data);
       applyServingDefaults(next, facts, (d, f) => advisor.minimumAcceleratorCount(d, f));
+      await requireDraftModel(ctx, next, env, accountId, previous);
       advisor.validate(ctx, next, facts);
     },
   };

@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import {
-  acceleratorTypeSchema, descriptionSchema, displayNameSchema, int32Schema, int64Schema, nameSchema, precisionSchema,
+  acceleratorTypeSchema, descriptionSchema, displayNameSchema, int32Schema, nonNegativeInt64Schema, nameSchema, precisionSchema,
   timestampSchema, etagSchema,
 } from '../common/schema-parts.js';
 
@@ -19,7 +19,7 @@ export const deploymentShapeSchema = {
     createTime: timestampSchema,
     updateTime: timestampSchema,
     modelType: { type: 'string' },
-    parameterCount: int64Schema,
+    parameterCount: nonNegativeInt64Schema,
     acceleratorCount: { ...int32Schema, minimum: 1 },
     acceleratorType: acceleratorTypeSchema,
     precision: precisionSchema,

@@ -17,6 +17,9 @@ let shapes: DeploymentShapeService;
 beforeEach(async () => {
   tg = await createTestGateway({ plugins: [memoryStorage()] });
   shapes = tg.services.deploymentShapes;
+  // The base model's default draft model must exist (references are checked).
+  await tg.services.models.create(ctx, account, { kind: 'HUB_BASE_MODEL', baseModelDetails: {} }, 'draft');
+  await tg.services.models.create(ctx, account, { kind: 'HUB_BASE_MODEL', baseModelDetails: {} }, 'other-draft');
   await tg.services.models.create(
     ctx,
     account,
@@ -101,10 +104,10 @@ describe('deployment shape create', () => {
 
   it('baseModel must be in the same account, whether or not it exists there', async () => {
     await tg.services.models.create(principalContext('other', 'admin'), 'other', { kind: 'HUB_BASE_MODEL', baseModelDetails: {} }, 'theirs');
-    const existing = await rejected(shapes.create(ctx, account, { baseModel: 'accounts/other/models/theirs' }));
-    const missing = await rejected(shapes.create(ctx, account, { baseModel: 'accounts/other/models/nothing' }));
-    expect(existing.field).toBe('baseModel');
-    expect(existing.message.replace('theirs', 'nothing')).toBe(missing.message);
+    const existing = await rejected(shapes.create(ctx, account, { baseModel: 'accounts/other/models/theirs' }), 'PERMISSION_DENIED');
+    const missing = await rejected(shapes.create(ctx, account, { baseModel: 'accounts/other/models/nothing' }), 'PERMISSION_DENIED');
+    expect(existing.message).toBe('permission denied on accounts/other');
+    expect(existing.message).toBe(missing.message);
   });
 
   it('baseModel must be a model resource name', async () => {

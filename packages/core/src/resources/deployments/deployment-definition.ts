@@ -3,7 +3,7 @@ import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { ResourceDefinition } from '../common/resource-definition.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
-import { applyServingDefaults, baseModelFacts } from '../common/placement-defaults.js';
+import { applyServingDefaults, baseModelFacts, requireDraftModel } from '../common/placement-defaults.js';
 import type { ServingAdvisor } from '../common/sizing.js';
 import { assertTransition } from '../common/state-machine.js';
 import { deploymentFields } from './deployment-fields.js';
@@ -32,7 +32,7 @@ async function applyShape(ctx: RequestContext, data: JsonObject, env: ResourceEn
  * shape, serving defaults and scaling rules, and asks the serving advisor to size and check hardware.
  */
 export function deploymentDefinition(advisor: ServingAdvisor): ResourceDefinition {
-  const prepareServing = async (ctx: RequestContext, data: JsonObject, env: ResourceEnvironment, skipShapeValidation: boolean) => {
+  const prepareServing = async (ctx: RequestContext, data: JsonObject, env: ResourceEnvironment, skipShapeValidation: boolean, previous?: JsonObject) => {
     const accountId = String(data.name).split('/')[1]!;
     await applyShape(ctx, data, env, accountId, skipShapeValidation);
     if (typeof data.baseModel !== 'string' || data.baseModel === '') throw invalidArgument('baseModel is required', { field: 'baseModel' });
@@ -40,6 +40,7 @@ export function deploymentDefinition(advisor: ServingAdvisor): ResourceDefinitio
     assertDeployableBaseModel(base);
     const facts = baseModelFacts(base);
     applyServingDefaults(data, facts, (d, f) => advisor.minimumAcceleratorCount(d, f));
+    await requireDraftModel(ctx, data, env, accountId, previous);
     applyScalingRules(data, env.clock.now().getTime());
     advisor.validate(ctx, data, facts);
   };
@@ -65,7 +66,7 @@ export function deploymentDefinition(advisor: ServingAdvisor): ResourceDefinitio
       if (state === 'DELETED' || state === 'DELETING') {
         throw invalidArgument(`deployment ${String(previous.name)} is ${state}; undelete it first`, { field: 'state', reason: 'DEPLOYMENT_DELETED' });
       }
-      await prepareServing(ctx, next, env, true);
+      await prepareServing(ctx, next, env, true, previous);
       const changed = rolloutFields.some((f) => JSON.stringify(next[f]) !== JSON.stringify(previous[f]));
       if (changed && state === 'READY') {
         assertTransition(deploymentStateMachine, state, 'UPDATING');

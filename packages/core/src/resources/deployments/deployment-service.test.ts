@@ -22,6 +22,8 @@ beforeEach(async () => {
   clock = new ManualClock();
   tg = await createTestGateway({ plugins: [memoryStorage()], clock });
   deployments = tg.services.deployments;
+  // The base model's default draft model must exist (references are checked).
+  await tg.services.models.create(ctx, account, { kind: 'HUB_BASE_MODEL', baseModelDetails: {} }, 'draft');
   await tg.services.models.create(
     ctx,
     account,
@@ -55,7 +57,7 @@ describe('baseModel', () => {
 
   it('must be in the same account', async () => {
     await tg.services.models.create(principalContext('other', 'admin'), 'other', { kind: 'HUB_BASE_MODEL', baseModelDetails: {} }, 'theirs');
-    expect((await rejected(create('d', { baseModel: 'accounts/other/models/theirs' }))).field).toBe('baseModel');
+    expect((await rejected(create('d', { baseModel: 'accounts/other/models/theirs' }), 'PERMISSION_DENIED')).message).toBe('permission denied on accounts/other');
   });
 
   it('must be deployable (not an add-on)', async () => {

@@ -1,6 +1,6 @@
 import type { ResourceDefinition } from '../common/resource-definition.js';
 import { modelFields } from './model-fields.js';
-import { applyModelRules } from './model-rules.js';
+import { applyModelRules, checkModelReferences } from './model-rules.js';
 import { modelOutputOnly, modelSchema } from './model-schema.js';
 import { modelStateMachine } from './model-state-machine.js';
 
@@ -13,6 +13,12 @@ export const modelDefinition: ResourceDefinition = {
   fields: modelFields,
   defaultOrder: 'create_time',
   stateMachine: modelStateMachine,
-  prepareCreate: (_ctx, data) => applyModelRules(data),
-  prepareUpdate: (_ctx, next) => applyModelRules(next),
+  prepareCreate: async (ctx, data, env) => {
+    applyModelRules(data);
+    await checkModelReferences(ctx, data, env);
+  },
+  prepareUpdate: async (ctx, next, previous, env) => {
+    applyModelRules(next);
+    await checkModelReferences(ctx, next, env, previous);
+  },
 };

@@ -2,7 +2,9 @@ import { invalidArgument } from '../../errors/index.js';
 import { parseResourceName } from '../../names/resource-name.js';
 import type { JsonObject } from '../../ports/json.js';
 import { isPlainObject } from '../../validation/paths.js';
+import type { RequestContext } from '../../kernel/request-context.js';
 import { assertValidDate } from '../common/date.js';
+import type { ResourceEnvironment } from '../common/resource-environment.js';
 
 /**
  * Cross-field rules of a model (spec: Model, BaseModelDetails, PEFTDetails). Mutates `model` to fill
@@ -68,4 +70,30 @@ export function applyModelRules(model: JsonObject): void {
     }
   }
   assertValidDate(model.deprecationDate, 'deprecationDate');
+}
+
+/** The model names a model refers to: dotted field path → reference (only the ones that are set). */
+function modelReferences(model: JsonObject): Map<string, string> {
+  const references = new Map<string, string>();
+  const peft = isPlainObject(model.peftDetails) ? model.peftDetails : undefined;
+  if (peft && typeof peft.baseModel === 'string') references.set('peftDetails.baseModel', peft.baseModel);
+  if (peft && typeof peft.mergeAddonModelName === 'string' && peft.mergeAddonModelName !== '') {
+    references.set('peftDetails.mergeAddonModelName', peft.mergeAddonModelName);
+  }
+  if (typeof model.defaultDraftModel === 'string' && model.defaultDraftModel !== '') references.set('defaultDraftModel', model.defaultDraftModel);
+  return references;
+}
+
+/**
+ * Every model a model names (its PEFT base model, merge add-on, default draft model) must exist in the
+ * model's own account: 403 for another account (opaque), INVALID_ARGUMENT when missing. On update only
+ * the references that change are checked, so a model whose draft model was deleted since stays editable.
+ */
+export async function checkModelReferences(ctx: RequestContext, model: JsonObject, env: ResourceEnvironment, previous?: JsonObject): Promise<void> {
+  const { accountId } = parseResourceName(String(model.name), 'models');
+  const before = previous ? modelReferences(previous) : new Map<string, string>();
+  for (const [field, reference] of modelReferences(model)) {
+    if (before.get(field) === reference) continue;
+    await env.requireReference(ctx, reference, 'models', accountId, field);
+  }
 }

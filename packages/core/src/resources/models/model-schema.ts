@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import {
-  dateSchema, descriptionSchema, displayNameSchema, int32Schema, int64Schema, nameSchema, precisionSchema,
+  dateSchema, descriptionSchema, displayNameSchema, int32Schema, nonNegativeInt64Schema, nameSchema, precisionSchema,
   statusSchema, timestampSchema, etagSchema,
 } from '../common/schema-parts.js';
 
@@ -18,7 +18,7 @@ export const baseModelDetailsSchema = {
     worldSize: { ...int32Schema, minimum: 1 },
     checkpointFormat: { type: 'string', enum: checkpointFormatValues },
     hubFiles: { type: 'array', items: { type: 'string' } },
-    parameterCount: int64Schema,
+    parameterCount: nonNegativeInt64Schema,
     moe: { type: 'boolean' },
     tunable: { type: 'boolean' },
     modelType: { type: 'string' },

@@ -10,6 +10,8 @@ import { expectRejected as rejected } from '../../testing/assertions.js';
 const account = 'acme';
 const ctx: RequestContext = principalContext(account, 'admin');
 const baseName = `accounts/${account}/models/base`;
+/** The models every test starts with (what add-ons and draft settings refer to). */
+const referenced = new Set([baseName, `accounts/${account}/models/draft`]);
 
 let tg: TestGateway;
 let models: ModelService;
@@ -17,6 +19,9 @@ let models: ModelService;
 beforeEach(async () => {
   tg = await createTestGateway({ plugins: [memoryStorage()] });
   models = tg.services.models;
+  // What the add-ons and draft settings below refer to (references must exist).
+  await models.create(ctx, account, { kind: 'CUSTOM_MODEL' }, 'base');
+  await models.create(ctx, account, { kind: 'CUSTOM_MODEL' }, 'draft');
 });
 
 afterEach(async () => {
@@ -240,7 +245,7 @@ describe('readMask', () => {
     await models.create(ctx, account, baseModel({}, { displayName: 'One' }), 'one');
     await models.create(ctx, account, baseModel({}, { displayName: 'Two' }), 'two');
     const page = await models.list(ctx, account, { readMask: 'displayName' });
-    expect(page.items).toEqual([
+    expect(page.items.filter((m) => !referenced.has(String(m.name)))).toEqual([
       { name: `accounts/${account}/models/one`, displayName: 'One' },
       { name: `accounts/${account}/models/two`, displayName: 'Two' },
     ]);
@@ -382,7 +387,7 @@ describe('deployedModelRefs', () => {
     expect((await models.get(ctx, `accounts/${account}/models/unserved`)).deployedModelRefs).toBeUndefined();
 
     const listed = await models.list(ctx, account, {});
-    expect(listed.items).toHaveLength(2);
+    expect(listed.items.filter((m) => !referenced.has(String(m.name)))).toHaveLength(2);
     for (const item of listed.items) expect(item.deployedModelRefs).toBeUndefined();
     // never stored on the model itself
     expect((await storage.resources.get(ctx, modelName))?.data.deployedModelRefs).toBeUndefined();
@@ -418,6 +423,31 @@ describe('delete and list', () => {
     const page = await models.list(ctx, account, { filter: 'kind = HUB_BASE_MODEL' });
     expect(page.items.map((m) => m.name)).toEqual([`accounts/${account}/models/b1`]);
     expect(page.totalSize).toBe(1);
+  });
+});
+
+describe('references', () => {
+  it('a PEFT base model, merge add-on or default draft model must exist in the account', async () => {
+    expect(await rejected(models.create(ctx, account, { peftDetails: peft({ baseModel: `accounts/${account}/models/nope` }) }))).toMatchObject({
+      code: 'INVALID_ARGUMENT', field: 'peftDetails.baseModel', reason: 'REFERENCE_NOT_FOUND',
+    });
+    await rejected(models.create(ctx, account, { peftDetails: peft({ mergeAddonModelName: `accounts/${account}/models/nope` }) }));
+    await rejected(models.create(ctx, account, baseModel({}, { defaultDraftModel: `accounts/${account}/models/nope`, defaultDraftTokenCount: 4 })));
+  });
+
+  it('another account answers PERMISSION_DENIED whether or not the model exists there', async () => {
+    await models.create(principalContext('other', 'admin'), 'other', baseModel(), 'theirs');
+    const existing = await rejected(models.create(ctx, account, { peftDetails: peft({ baseModel: 'accounts/other/models/theirs' }) }), 'PERMISSION_DENIED');
+    const missing = await rejected(models.create(ctx, account, { peftDetails: peft({ baseModel: 'accounts/other/models/nope' }) }), 'PERMISSION_DENIED');
+    expect(existing.message).toBe(missing.message);
+  });
+
+  it('an update checks only the references it changes', async () => {
+    await models.create(ctx, account, baseModel({}, { defaultDraftModel: `accounts/${account}/models/draft`, defaultDraftTokenCount: 4 }), 'withdraft');
+    await models.delete(ctx, `accounts/${account}/models/draft`);
+    const name = `accounts/${account}/models/withdraft`;
+    expect((await models.update(ctx, name, { displayName: 'still editable' }, 'displayName')).displayName).toBe('still editable');
+    await rejected(models.update(ctx, name, { defaultDraftModel: `accounts/${account}/models/gone` }, 'defaultDraftModel'));
   });
 });
 

@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import {
-  displayNameSchema, int64Schema, jobProgressSchema, jobStateValues, nameSchema, nonNegativeInt32Schema,
+  displayNameSchema, nonNegativeInt64Schema, jobProgressSchema, jobStateValues, nameSchema, nonNegativeInt32Schema,
   regionSchema, statusSchema, timestampSchema, etagSchema,
 } from '../common/schema-parts.js';
 
@@ -104,7 +104,7 @@ export const reinforcementFineTuningJobSchema = {
     nodeCount: { type: 'integer', minimum: 1, maximum: 2147483647 },
     lossConfig: lossConfigSchema,
     trainerLogsSignedUrl: { type: 'string' },
-    acceleratorSeconds: { type: 'object', additionalProperties: int64Schema },
+    acceleratorSeconds: { type: 'object', additionalProperties: nonNegativeInt64Schema },
     maxConcurrentRollouts: nonNegativeInt32Schema,
     maxConcurrentEvaluations: nonNegativeInt32Schema,
     etag: etagSchema,

@@ -127,10 +127,10 @@ describe('ReinforcementFineTuningJobService.create', () => {
     await expect(jobs.create(ctx, 'acme', { evaluator: minimal.evaluator })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'dataset' });
     await expect(jobs.create(ctx, 'acme', { dataset: minimal.dataset })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'evaluator' });
     await expect(jobs.create(ctx, 'acme', { ...minimal, dataset: 'accounts/acme/datasets/none' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'dataset', reason: 'REFERENCE_NOT_FOUND' });
-    await expect(jobs.create(ctx, 'acme', { ...minimal, dataset: 'accounts/other/datasets/train' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'dataset', reason: 'INVALID_REFERENCE' });
+    await expect(jobs.create(ctx, 'acme', { ...minimal, dataset: 'accounts/other/datasets/train' })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED, message: 'permission denied on accounts/other' });
     await expect(jobs.create(ctx, 'acme', { ...minimal, evaluator: 'judge' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'evaluator' });
     await expect(jobs.create(ctx, 'acme', { ...minimal, evaluator: 'accounts/acme/models/judge' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'evaluator' });
-    await expect(jobs.create(ctx, 'acme', { ...minimal, evaluator: 'accounts/other/evaluators/judge' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'evaluator', reason: 'INVALID_REFERENCE' });
+    await expect(jobs.create(ctx, 'acme', { ...minimal, evaluator: 'accounts/other/evaluators/judge' })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED });
     // A bare dataset id is accepted and stored as the full name.
     expect((await jobs.create(ctx, 'acme', { ...minimal, dataset: 'train' })).dataset).toBe('accounts/acme/datasets/train');
   });
@@ -143,11 +143,11 @@ describe('ReinforcementFineTuningJobService.create', () => {
 
   it('checks trainingConfig references', async () => {
     await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/acme/models/none' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.baseModel' });
-    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/other/models/base' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.baseModel' });
+    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/other/models/base' } })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED });
     await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { warmStartFrom: 'accounts/acme/models/none' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.warmStartFrom' });
     await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/acme/models/base', warmStartFrom: 'accounts/acme/models/adapter' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.warmStartFrom' });
     await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { outputModel: 'tuned' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.outputModel' });
-    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { outputModel: 'accounts/other/models/tuned' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.outputModel' });
+    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { outputModel: 'accounts/other/models/tuned' } })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED });
     const warm = await jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { warmStartFrom: 'accounts/acme/models/adapter' } });
     expect(warm.trainingConfig).toEqual({ warmStartFrom: 'accounts/acme/models/adapter' });
   });
