@@ -1,26 +1,10 @@
-import pg from 'pg';
-import { describe, it } from 'vitest';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { gpuxRuntime } from '@berth/plugin-runtime-gpux';
-import { postgresStorage } from '@berth/plugin-storage-postgres';
+import { postgresTestStorage } from '../e2e/postgres.js';
 import { fuzzSuite } from './fuzz-suite.js';
 
-/** The fuzz suite on PostgreSQL (needs DATABASE_URL; skipped without it). */
-const databaseUrl = process.env.DATABASE_URL || undefined;
-
-if (databaseUrl === undefined) {
-  describe.skip('fuzz (postgres)', () => it('needs DATABASE_URL', () => {}));
-} else {
-  fuzzSuite('postgres', async () => {
-    const schema = `berth_fuzz_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-    return {
-      plugins: [postgresStorage({ connectionString: databaseUrl, schema }), apiKeyAuth({ cacheTtlMs: 0 }), gpuxRuntime()],
-      cleanup: async () => {
-        const client = new pg.Client({ connectionString: databaseUrl });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await client.end();
-      },
-    };
-  });
-}
+/** The fuzz suite on PostgreSQL (DATABASE_URL, or embedded PGlite without it). */
+fuzzSuite('postgres', async () => {
+  const storage = await postgresTestStorage('fuzz');
+  return { plugins: [storage.plugin, apiKeyAuth({ cacheTtlMs: 0 }), gpuxRuntime()], cleanup: () => storage.cleanup() };
+});

@@ -9,7 +9,7 @@ export interface Reproducer {
 
 const json = (value: unknown) => JSON.stringify(value);
 
-/** The issue's reproduced inputs (input side), against the fuzz fixtures. Bodies create nothing when answered as expected. */
+/** The issue's reproduced hostile inputs, against the fuzz fixtures. Bodies create nothing when answered as expected. */
 export function reproducers(fixtures: Fixtures): Reproducer[] {
   const v1 = `/v1/accounts/${fixtures.account}`;
   const model = (id: string) => `accounts/${fixtures.account}/models/${id}`;
@@ -34,6 +34,9 @@ export function reproducers(fixtures: Fixtures): Reproducer[] {
     ['#8 :scale on another account with {}', { method: 'PATCH', url: `${v1}/deployments/d:scale`, auth: 'other', body: '{}' }, 403],
     ['#10 unknown readMask sub-path', { method: 'GET', url: `${v1}/models/m?readMask=baseModelDetails.nope`, auth: 'admin' }, 400],
     ['#10 unknown updateMask sub-path', { method: 'PATCH', url: `${v1}/models/m?updateMask=baseModelDetails.nope`, auth: 'admin', body: '{}' }, 400],
+    ['#9 a malformed URL', { method: 'GET', url: `${v1}/models/%`, auth: 'admin' }, 400],
+    ['#9 an over-long path parameter', { method: 'GET', url: `${v1}/models/${'x'.repeat(600)}`, auth: 'admin' }, 400],
+    ['#9 headers over the limit', { method: 'GET', url: `${v1}/models?filter=${'x'.repeat(20_000)}`, auth: 'admin' }, 400],
     ['#11 parameterCount above int64', { method: 'POST', url: `${v1}/models`, auth: 'admin', body: json({ modelId: 'r11', model: base({}, { parameterCount: '9999999999999999999' }) }) }, 400],
   ];
   return list.map(([defect, request, status]) => ({ defect, request, status }));
