@@ -2,7 +2,7 @@ import type { RequestContext } from '../contracts/request-context.js';
 import type { Precision } from '../contracts/precision.js';
 
 /**
- * An accelerator type string (UPPER_SNAKE, e.g. `GPUX_H100_80GB`). Core names no vendor: the types a
+ * An accelerator type string (UPPER_SNAKE, e.g. `GPUX_H100_80GB`). The types a
  * gateway accepts are the ones its installed runtime plugins declare.
  */
 export type AcceleratorTypeName = string;

@@ -3,6 +3,7 @@ import { parseResourceName } from '../../names/resource-name.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { isPlainObject } from '../../validation/paths.js';
+import { specDefaultAcceleratorType } from './schema-parts.js';
 import type { BaseModelFacts } from '../../ports/serving-advisor.js';
 import type { ResourceEnvironment } from './resource-environment.js';
 
@@ -31,7 +32,7 @@ export function baseModelFacts(model: JsonObject): BaseModelFacts {
 }
 
 /**
- * Serving defaults shared by deployment shapes and deployments: accelerator type GPUX_A100_80GB,
+ * Serving defaults shared by deployment shapes and deployments: the specification's default accelerator type,
  * accelerator count (from the sizing advisor, else the base model's worldSize), draft model and token
  * count from the base model, precision from the base model. Draft settings are checked for consistency.
  */
@@ -40,7 +41,7 @@ export function applyServingDefaults(
   facts: BaseModelFacts,
   minimumAcceleratorCount: (data: JsonObject, facts: BaseModelFacts) => number | undefined,
 ): void {
-  if (data.acceleratorType === undefined || data.acceleratorType === 'ACCELERATOR_TYPE_UNSPECIFIED') data.acceleratorType = 'GPUX_A100_80GB';
+  if (data.acceleratorType === undefined || data.acceleratorType === 'ACCELERATOR_TYPE_UNSPECIFIED') data.acceleratorType = specDefaultAcceleratorType;
   if ((data.precision === undefined || data.precision === 'PRECISION_UNSPECIFIED') && facts.defaultPrecision) data.precision = facts.defaultPrecision;
   if (data.acceleratorCount === undefined) data.acceleratorCount = minimumAcceleratorCount(data, facts) ?? facts.worldSize;
   if (data.draftModel === undefined && facts.defaultDraftModel) data.draftModel = facts.defaultDraftModel;

@@ -33,6 +33,8 @@ export const acceleratorTypeValues = [
   'GPUX_A100_40GB', 'GPUX_L4_24GB', 'GPUX_H200_141GB', 'GPUX_B200_180GB', 'GPUY_MI325X_256GB', 'GPUY_MI350X_288GB',
 ] as const;
 export type AcceleratorType = (typeof acceleratorTypeValues)[number];
+/** The type a deployment or shape gets when it names none (the specification's default). */
+export const specDefaultAcceleratorType: AcceleratorType = 'GPUX_A100_80GB';
 /**
  * An accelerator type: one of the spec's (`acceleratorTypeValues`) or one that an installed runtime
  * plugin declares (third-party vendors). Which ones are usable is checked against the installed
