@@ -11,3 +11,4 @@ export * from './api-key-manager-contract.js';
 export { MemoryStorage, memoryStorage, type MemoryStorageOptions } from '../storage-memory/index.js';
 export * from './test-runtime.js';
 export { describeQueueWorkerScenarios, type ScenarioStorage } from './queue-worker-scenarios.js';
+export * from './provisioner-contract.js';
