@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Gateway } from '../kernel/gateway.js';
 import { systemContext, type RequestContext, type Role } from '../kernel/request-context.js';
 import { authenticatorToken } from '../kernel/tokens.js';
@@ -6,15 +6,11 @@ import type { ApiKeyManager } from '../ports/api-keys.js';
 import type { Authenticator } from '../ports/authenticator.js';
 import { apiKeyManagerToken, coreServicesToken } from '../services/core-services.js';
 import { expectRejected as rejected } from './assertions.js';
-import type { AuthUnderTest } from './authenticator-contract.js';
+import { freshContractAccount, useAuthUnderTest, type AuthUnderTest } from './authenticator-contract.js';
 
 const system = systemContext('api-key-manager-contract');
 
-let sequence = 0;
-function freshAccount(): string {
-  sequence += 1;
-  return `keys-contract-${sequence}-${Math.random().toString(36).slice(2, 8)}`;
-}
+const freshAccount = (): string => freshContractAccount('keys-contract');
 
 /** A caller `userId` with `role` in `accountId`. */
 function as(accountId: string, userId: string, role: Role): RequestContext {
@@ -33,18 +29,7 @@ function as(accountId: string, userId: string, role: Role): RequestContext {
  */
 export function describeApiKeyManagerContract(name: string, factory: () => Promise<AuthUnderTest>): void {
   describe(`ApiKeyManager contract: ${name}`, () => {
-    let underTest: AuthUnderTest | undefined;
-    beforeAll(async () => {
-      underTest = await factory();
-    });
-    afterAll(async () => {
-      await underTest?.cleanup();
-      underTest = undefined;
-    });
-    const current = (): AuthUnderTest => {
-      if (underTest === undefined) throw new Error('API-key manager contract: the factory has not produced gateways');
-      return underTest;
-    };
+    const current = useAuthUnderTest(factory, 'API-key manager contract');
     const gateway = (index = 0): Gateway => current().instances[index] ?? current().instances[0]!;
     const keys = (index = 0): ApiKeyManager => gateway(index).resolve(apiKeyManagerToken);
     const auth = (): Authenticator => gateway().resolve(authenticatorToken);

@@ -38,10 +38,30 @@ export interface AuthenticatorContractOptions {
 const system = systemContext('authenticator-contract');
 
 let sequence = 0;
-/** A fresh account per test, so tests share the gateways without seeing each other's users. */
-function freshAccount(): string {
+
+/**
+ * Runs `factory` before the suite's tests and its cleanup after them (call inside a `describe`);
+ * returns the accessor the tests use. Shared by the auth contract suites.
+ */
+export function useAuthUnderTest(factory: () => Promise<AuthUnderTest>, suite: string): () => AuthUnderTest {
+  let underTest: AuthUnderTest | undefined;
+  beforeAll(async () => {
+    underTest = await factory();
+  });
+  afterAll(async () => {
+    await underTest?.cleanup();
+    underTest = undefined;
+  });
+  return () => {
+    if (underTest === undefined) throw new Error(`${suite}: the factory has not produced gateways`);
+    return underTest;
+  };
+}
+
+/** A fresh account id per test, so tests share the gateways without seeing each other's users. */
+export function freshContractAccount(prefix: string): string {
   sequence += 1;
-  return `auth-contract-${sequence}-${Math.random().toString(36).slice(2, 8)}`;
+  return `${prefix}-${sequence}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
 function asPrincipal(principal: Principal): RequestContext {
@@ -70,18 +90,7 @@ async function authenticateLikeTransport(auth: Authenticator, credential: string
  */
 export function describeAuthenticatorContract(name: string, factory: () => Promise<AuthUnderTest>, options: AuthenticatorContractOptions): void {
   describe(`Authenticator contract: ${name}`, () => {
-    let underTest: AuthUnderTest | undefined;
-    beforeAll(async () => {
-      underTest = await factory();
-    });
-    afterAll(async () => {
-      await underTest?.cleanup();
-      underTest = undefined;
-    });
-    const current = (): AuthUnderTest => {
-      if (underTest === undefined) throw new Error('authenticator contract: the factory has not produced gateways');
-      return underTest;
-    };
+    const current = useAuthUnderTest(factory, 'authenticator contract');
     const instance = (index: number): Gateway => {
       const gateway = current().instances[index];
       if (gateway === undefined) throw new Error(`authenticator contract: no instance ${index}`);
@@ -92,7 +101,7 @@ export function describeAuthenticatorContract(name: string, factory: () => Promi
 
     /** A fresh account with an admin (so that the user under test can be demoted) and `role` user `u`. */
     async function userIn(role: Role): Promise<{ accountId: string; userName: string; issued: IssuedCredential }> {
-      const accountId = freshAccount();
+      const accountId = freshContractAccount('auth-contract');
       await services().users.create(system, accountId, { role: 'admin', email: 'keeper@contract.test' }, 'keeper');
       const user = await services().users.create(system, accountId, { role, email: 'u@contract.test' }, 'u');
       const userName = String(user.name);
