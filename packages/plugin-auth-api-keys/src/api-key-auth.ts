@@ -1,12 +1,12 @@
 import {
-  apiKeyManagerToken, authenticatorToken, clockMs, clockToken, createToken, definePlugin, loggerToken, principalChangeListenersToken,
-  storageToken, type GatewayPlugin,
+  apiKeyManagerToken, authenticatorToken, clockMs, clockToken, createToken, definePlugin, gatewaySecretsToken, idGeneratorToken, loggerToken,
+  principalChangeListenersToken, storageToken, userDeletionHooksToken, type GatewayPlugin,
 } from '@berth/core';
 import { ApiKeyService, type ApiKeyServiceOptions } from './api-key-service.js';
 import { IdentityCache } from './identity-cache.js';
 import { PrincipalChangeFeed, publishPrincipalChange } from './principal-change-feed.js';
 
-export const apiKeyServiceToken = createToken<ApiKeyService>('ApiKeyService');
+export const apiKeyServiceToken = createToken<ApiKeyService>('ApiKeyService', { providedBy: 'apiKeyAuth()' });
 /** This instance's reader of the principal changes published by every instance (bound for tests and hosts). */
 export const principalChangeFeedToken = createToken<PrincipalChangeFeed>('PrincipalChangeFeed');
 
@@ -26,12 +26,22 @@ export function apiKeyAuth(options: ApiKeyServiceOptions = {}): GatewayPlugin {
   return definePlugin({
     id: 'auth-api-keys',
     register(binder) {
-      binder.bindFactory(apiKeyServiceToken, (r) => ApiKeyService.fromResolver(r, cache));
-      binder.bindFactory(authenticatorToken, (r) => r.resolve(apiKeyServiceToken));
-      binder.bindFactory(apiKeyManagerToken, (r) => r.resolve(apiKeyServiceToken));
-      binder.bindFactory(principalChangeFeedToken, (r) => {
-        const clock = r.resolve(clockToken);
-        return new PrincipalChangeFeed(r.resolve(storageToken).outbox, cache, () => clockMs(clock), r.resolve(loggerToken));
+      binder.bind({
+        token: apiKeyServiceToken,
+        deps: [storageToken, clockToken, idGeneratorToken, gatewaySecretsToken],
+        factory: (storage, clock, ids, secrets) => new ApiKeyService(storage, clock, ids, secrets, cache),
+      });
+      binder.bind({ token: authenticatorToken, deps: [apiKeyServiceToken], factory: (service) => service });
+      binder.bind({ token: apiKeyManagerToken, deps: [apiKeyServiceToken], factory: (service) => service });
+      binder.contribute({
+        token: userDeletionHooksToken,
+        deps: [apiKeyServiceToken],
+        factory: (service) => ({ userDeleted: (ctx, userName) => service.revokeAll(ctx, userName) }),
+      });
+      binder.bind({
+        token: principalChangeFeedToken,
+        deps: [storageToken, clockToken, loggerToken],
+        factory: (storage, clock, logger) => new PrincipalChangeFeed(storage.outbox, cache, () => clockMs(clock), logger),
       });
       binder.contribute(principalChangeListenersToken, {
         inTransaction: (ctx, userName, tx) => publishPrincipalChange(ctx, tx.outbox, { userName }),

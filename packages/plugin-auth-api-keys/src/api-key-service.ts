@@ -1,10 +1,10 @@
 import {
-  authorize, compileValidator, gatewaySecretsToken, invalidArgument, notFound, parseOrderBy,
-  parseResourceName, prepareListRequest, storageToken, clockToken, idGeneratorToken, Code, isGatewayError,
+  authorize, compileValidator, invalidArgument, notFound, parseOrderBy,
+  parseResourceName, prepareListRequest, Code, isGatewayError,
   timestampSchema, displayNameSchema, clockMs,
   type ApiKeyInfo, type ApiKeyManager, type ApiKeyPage, type Authenticator, type Clock, type CreatedApiKey,
   type FieldDeclarations, type GatewaySecrets, type IdGenerator, type JsonObject, type Principal, type RequestContext,
-  type Resolver, type Role, type Storage, type StoredResource,
+  type Role, type Storage, type StoredResource,
 } from '@berth/core';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format.js';
 import type { IdentityCache } from './identity-cache.js';
@@ -82,16 +82,6 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
     private readonly secrets: GatewaySecrets,
     private readonly cache: IdentityCache,
   ) {}
-
-  static fromResolver(resolver: Resolver, cache: IdentityCache): ApiKeyService {
-    return new ApiKeyService(
-      resolver.resolve(storageToken),
-      resolver.resolve(clockToken),
-      resolver.resolve(idGeneratorToken),
-      resolver.resolve(gatewaySecretsToken),
-      cache,
-    );
-  }
 
   private async requireUser(ctx: RequestContext, userName: string, verb: 'create' | 'list' | 'delete'): Promise<JsonObject> {
     const { accountId } = parseResourceName(userName, 'users', 'user');

@@ -77,11 +77,11 @@ describe('gpuxRuntime plugin', () => {
     const contributed: unknown[] = [];
     const binder: Binder = {
       bindValue: () => undefined,
-      bindFactory: () => undefined,
-      contribute: (token, value) => {
+      bind: () => undefined,
+      contribute: ((token: unknown, value: unknown) => {
         expect(token).toBe(acceleratorRuntimesToken);
         contributed.push(value);
-      },
+      }) as Binder['contribute'],
     };
     plugin.register(binder);
     expect(contributed).toHaveLength(1);

@@ -82,11 +82,11 @@ describe('gpuyRuntime plugin', () => {
     const contributed: AcceleratorRuntime[] = [];
     const binder: Binder = {
       bindValue: () => undefined,
-      bindFactory: () => undefined,
-      contribute: (token, value) => {
+      bind: () => undefined,
+      contribute: ((token: unknown, value: unknown) => {
         expect(token).toBe(acceleratorRuntimesToken);
         contributed.push(value as AcceleratorRuntime);
-      },
+      }) as Binder['contribute'],
     };
     plugin.register(binder);
     expect(contributed.map((r) => r.vendor)).toEqual(['gpuy']);

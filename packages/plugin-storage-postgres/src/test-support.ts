@@ -28,7 +28,7 @@ export function boundStorage(plugin: GatewayPlugin): Storage {
     bindValue<T>(token: Token<T>, value: T) {
       if (token.key === storageToken.key) storage = value as unknown as Storage;
     },
-    bindFactory() {},
+    bind() {},
     contribute() {},
   });
   if (storage === undefined) throw new Error(`${plugin.id} bound no storage`);

@@ -4,12 +4,13 @@ import { staticTokenAuth, principalContext } from '../testing/test-gateway.js';
 import { AssemblyError } from './container.js';
 // after ./container.js, which loads the reflect polyfill tsyringe needs
 import { container as rootContainer } from 'tsyringe';
-import { createGateway, type Gateway } from './gateway.js';
+import type { Gateway } from './gateway.js';
+import { createGateway } from '../services/create-gateway.js';
 import { definePlugin, type GatewayPlugin } from './plugin.js';
 import { systemContext, roles } from './request-context.js';
-import { createToken } from './token.js';
+import { createMultiToken, createToken, optional } from './token.js';
 import { authenticatorToken, storageToken } from './tokens.js';
-import { coreServicesToken } from '../services/core-services.js';
+import { coreServicesToken, deploymentServiceToken, modelServiceToken } from '../services/tokens.js';
 
 const greetingToken = createToken<string>('Greeting');
 
@@ -90,7 +91,7 @@ describe('createGateway assembly', () => {
     const overriding = definePlugin({
       id: 'storage-override',
       register(binder) {
-        binder.bindFactory(storageToken, () => 'replacement' as never, { override: true });
+        binder.bind({ token: storageToken, deps: [], factory: () => 'replacement' as never, override: true });
       },
     });
     const gateway = createGateway({ plugins: [replacement, staticTokenAuth({}), overriding] });
@@ -150,6 +151,132 @@ describe('createGateway assembly', () => {
     expect(() => gateway.resolve(greetingToken)).toThrow(/Greeting/);
     expect(gateway.isBound(greetingToken)).toBe(false);
     expect(gateway.isBound(authenticatorToken)).toBe(true);
+  });
+});
+
+describe('dependency graph', () => {
+  const numberToken = createToken<number>('Answer', { providedBy: 'the answer plugin' });
+  const pingToken = createToken<string>('Ping');
+  const pongToken = createToken<string>('Pong');
+  const wordsToken = createMultiToken<string>('Words');
+
+  it('fails on a binding whose dependency nobody binds, naming the binding, its plugin and what provides the dependency', () => {
+    const needy = definePlugin({
+      id: 'needy',
+      register(binder) {
+        binder.bind({ token: greetingToken, deps: [numberToken], factory: (n) => `answer ${n}` });
+      },
+    });
+    const message = assemblyMessage(() => createGateway({ plugins: [...base(), needy] }));
+    expect(message).toContain('Greeting (bound by plugin "needy") needs Answer');
+    expect(message).toContain('the answer plugin');
+  });
+
+  it('fails on a cycle, naming every binding on it and its plugin', () => {
+    const cyclic = definePlugin({
+      id: 'cyclic',
+      register(binder) {
+        binder.bind({ token: pingToken, deps: [pongToken], factory: (pong) => `ping ${pong}` });
+        binder.bind({ token: pongToken, deps: [pingToken], factory: (ping) => `pong ${ping}` });
+      },
+    });
+    const message = assemblyMessage(() => createGateway({ plugins: [...base(), cyclic] }));
+    expect(message).toMatch(/dependency cycle: Ping \(bound by plugin "cyclic"\) → Pong \(bound by plugin "cyclic"\) → Ping/);
+  });
+
+  it('fails on a cycle through a multi-binding contribution', () => {
+    const cyclic = definePlugin({
+      id: 'cyclic-multi',
+      register(binder) {
+        binder.bind({ token: greetingToken, deps: [wordsToken], factory: (words) => words.join(' ') });
+        binder.contribute({ token: wordsToken, deps: [greetingToken], factory: (greeting) => greeting });
+      },
+    });
+    expect(assemblyMessage(() => createGateway({ plugins: [...base(), cyclic] }))).toMatch(/dependency cycle: .*Words.*Greeting/);
+  });
+
+  it('fails when a core binding loses its dependency to an override cycle', () => {
+    const loop = definePlugin({
+      id: 'loop',
+      register(binder) {
+        binder.bind({ token: storageToken, deps: [coreServicesToken], factory: () => 'storage' as never, override: true });
+      },
+    });
+    const message = assemblyMessage(() => createGateway({ plugins: [...base(), loop] }));
+    expect(message).toContain('dependency cycle');
+    expect(message).toContain('Storage (bound by plugin "loop")');
+  });
+
+  it('builds each binding once from its declared dependencies, in the order they are declared', () => {
+    let built = 0;
+    const plugin = definePlugin({
+      id: 'builder',
+      register(binder) {
+        binder.bindValue(numberToken, 42);
+        binder.bind({
+          token: greetingToken,
+          deps: [numberToken, wordsToken, optional(pingToken)],
+          factory: (n, words, ping) => {
+            built += 1;
+            return `${n} ${words.join('+')} ${String(ping)}`;
+          },
+        });
+        binder.contribute(wordsToken, 'a');
+        binder.contribute({ token: wordsToken, deps: [numberToken], factory: (n) => `b${n}` });
+      },
+    });
+    const gateway = createGateway({ plugins: [...base(), plugin] });
+    expect(built).toBe(0);
+    expect(gateway.resolve(greetingToken)).toBe('42 a+b42 undefined');
+    expect(gateway.resolve(greetingToken)).toBe('42 a+b42 undefined');
+    expect(built).toBe(1);
+    expect(gateway.resolve(wordsToken)).toEqual(['a', 'b42']);
+  });
+
+  it('resolves an optional dependency that is bound, and an empty multi-binding as an empty list', () => {
+    const plugin = definePlugin({
+      id: 'optional-user',
+      register(binder) {
+        binder.bindValue(pingToken, 'ping');
+        binder.bind({ token: greetingToken, deps: [optional(pingToken), wordsToken], factory: (ping, words) => `${String(ping)} ${words.length}` });
+      },
+    });
+    expect(createGateway({ plugins: [...base(), plugin] }).resolve(greetingToken)).toBe('ping 0');
+  });
+
+  it('builds an overriding binding from its own dependencies, never the replaced one', () => {
+    let replacedBuilt = false;
+    const first = definePlugin({
+      id: 'first',
+      register(binder) {
+        binder.bind({ token: greetingToken, deps: [numberToken], factory: () => ((replacedBuilt = true), 'first') });
+      },
+    });
+    const second = definePlugin({
+      id: 'second',
+      register(binder) {
+        binder.bind({ token: greetingToken, deps: [], factory: () => 'second', override: true });
+      },
+    });
+    // The replaced binding's missing dependency no longer matters.
+    const gateway = createGateway({ plugins: [...base(), first, second] });
+    expect(gateway.resolve(greetingToken)).toBe('second');
+    expect(replacedBuilt).toBe(false);
+  });
+
+  it('refuses to bind a multi-binding token or to contribute to a single one', () => {
+    const binds = definePlugin({ id: 'binds-multi', register: (binder) => binder.bindValue(wordsToken as never, [] as never) });
+    expect(assemblyMessage(() => createGateway({ plugins: [...base(), binds] }))).toContain('multi-binding');
+    const contributes = definePlugin({ id: 'contributes-single', register: (binder) => binder.contribute(greetingToken as never, 'x') });
+    expect(assemblyMessage(() => createGateway({ plugins: [...base(), contributes] }))).toContain('not a multi-binding');
+  });
+
+  it('binds one token per core service, the facade assembled from them', () => {
+    const gateway = createGateway({ plugins: base() });
+    const services = gateway.resolve(coreServicesToken);
+    expect(services.models).toBe(gateway.resolve(modelServiceToken));
+    expect(services.deployments).toBe(gateway.resolve(deploymentServiceToken));
+    expect(Object.isFrozen(services)).toBe(true);
   });
 });
 

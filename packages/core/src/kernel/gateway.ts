@@ -1,9 +1,11 @@
 import { AssemblyError, GatewayContainer, type Resolver } from './container.js';
 import { defaultGatewayConfig, type GatewayConfig } from './config.js';
-import type { Binder, GatewayPlugin, LifecycleContext } from './plugin.js';
+import type { Binder, Contribution, GatewayPlugin, LifecycleContext, LifecycleHook } from './plugin.js';
 import { PLUGIN_API_VERSION } from './plugin.js';
-import type { Token } from './token.js';
-import { authenticatorToken, clockToken, configToken, idGeneratorToken, loggerToken, storageToken } from './tokens.js';
+import type { Dependency, Token } from './token.js';
+import {
+  authenticatorToken, clockToken, configToken, idGeneratorToken, lifecycleHooksToken, loggerToken, storageToken,
+} from './tokens.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { randomIdGenerator, type IdGenerator } from '../ports/id-generator.js';
 import { silentLogger, type GatewayLogger } from '../ports/logger.js';
@@ -16,18 +18,8 @@ export interface CreateGatewayOptions {
   readonly ids?: IdGenerator;
 }
 
-/** Tokens that must be bound before a gateway can start, and what provides them. */
-const requiredPorts: ReadonlyArray<{ token: Token<unknown>; hint: string }> = [
-  { token: storageToken, hint: 'a storage plugin such as memoryStorage() or postgresStorage()' },
-  { token: authenticatorToken, hint: 'an auth plugin such as apiKeyAuth()' },
-];
-
-/** Start/stop hooks that core itself contributes (bootstrap, workers). They run after all plugins start. */
-export interface LifecycleHook {
-  readonly id: string;
-  start?(ctx: LifecycleContext): Promise<void> | void;
-  stop?(ctx: LifecycleContext): Promise<void> | void;
-}
+/** Tokens that must be bound before a gateway can start (their `providedBy` names what to add). */
+const requiredPorts: ReadonlyArray<Token<unknown>> = [storageToken, authenticatorToken];
 
 export type GatewayState = 'assembled' | 'starting' | 'running' | 'stopping' | 'stopped';
 
@@ -43,7 +35,6 @@ export class Gateway implements Resolver {
   constructor(
     private readonly container: GatewayContainer,
     readonly plugins: readonly GatewayPlugin[],
-    private readonly hooks: readonly LifecycleHook[],
     readonly logger: GatewayLogger,
   ) {}
 
@@ -67,15 +58,23 @@ export class Gateway implements Resolver {
     return { resolver: this, logger: this.logger, signal: this.abort.signal };
   }
 
-  /** Starts plugins in registration order, then core's hooks. On failure, stops what started and rethrows. */
+  /**
+   * Starts plugins in registration order, then the lifecycle hooks contributed to `lifecycleHooksToken`
+   * (work that needs every plugin started, such as bootstrap and the reconciler). On failure, stops what
+   * started and rethrows.
+   */
   async start(): Promise<void> {
     if (this.stateValue !== 'assembled') throw new Error(`gateway cannot start from state ${this.stateValue}`);
     this.stateValue = 'starting';
     const ctx = this.lifecycleContext();
     try {
-      for (const unit of [...this.plugins, ...this.hooks]) {
-        await unit.start?.(ctx);
-        this.started.push(unit);
+      for (const plugin of this.plugins) {
+        await plugin.start?.(ctx);
+        this.started.push(plugin);
+      }
+      for (const hook of this.container.resolveAll(lifecycleHooksToken)) {
+        await hook.start?.(ctx);
+        this.started.push(hook);
       }
       this.stateValue = 'running';
     } catch (error) {
@@ -106,40 +105,32 @@ export class Gateway implements Resolver {
   }
 }
 
-/** Registers core's own bindings and lifecycle hooks. Implemented in core-bindings.ts. */
-export type CoreRegistrar = (binder: Binder, hooks: LifecycleHook[]) => void;
-
-let coreRegistrar: CoreRegistrar | undefined;
-
-/** Called once by core's entry module; keeps the kernel free of resource imports. */
-export function setCoreRegistrar(registrar: CoreRegistrar): void {
-  coreRegistrar = registrar;
-}
-
 /**
- * Assembles a gateway. Fails fast, naming the plugin, on a duplicate plugin id, an unknown dependency,
- * an incompatible plugin API version, a token bound twice without `override`, or a missing required port.
- * `register` does no I/O; call `start()` to open connections.
+ * Assembles a gateway from modules (core's own, registered first) and the host's plugins. Fails fast,
+ * naming the plugin, on a duplicate plugin id, an unknown dependency, an incompatible plugin API version,
+ * a token bound twice without `override`, a missing required port, or a binding whose declared
+ * dependencies are unbound or cyclic. `register` does no I/O; call `start()` to open connections.
  */
-export function createGateway(options: CreateGatewayOptions): Gateway {
+export function assembleGateway(options: CreateGatewayOptions & { readonly modules: readonly GatewayPlugin[] }): Gateway {
   const container = new GatewayContainer();
   const logger = options.logger ?? silentLogger;
   const config: GatewayConfig = { ...defaultGatewayConfig, ...options.config };
-  container.bind('core', configToken, () => config, false);
-  container.bind('core', loggerToken, () => logger, false);
-  container.bind('core', clockToken, () => options.clock ?? systemClock, false);
-  container.bind('core', idGeneratorToken, () => options.ids ?? randomIdGenerator, false);
+  container.bindValue('gateway', configToken, config, false);
+  container.bindValue('gateway', loggerToken, logger, false);
+  container.bindValue('gateway', clockToken, options.clock ?? systemClock, false);
+  container.bindValue('gateway', idGeneratorToken, options.ids ?? randomIdGenerator, false);
 
-  const hooks: LifecycleHook[] = [];
   const binderFor = (owner: string): Binder => ({
-    bindValue: (token, value, opts) => container.bind(owner, token, () => value, opts?.override ?? false),
-    bindFactory: (token, factory, opts) => container.bind(owner, token, factory, opts?.override ?? false),
-    contribute: (token, value) => container.contribute(token, value),
+    bind: (binding) => container.bind(owner, binding.token, binding.deps, binding.factory as (...args: unknown[]) => unknown, binding.override ?? false),
+    bindValue: (token, value, opts) => container.bindValue(owner, token, value, opts?.override ?? false),
+    contribute: (target: Token<unknown> | Contribution<unknown, readonly Dependency[]>, value?: unknown) => {
+      if ('key' in target) container.contribute(owner, target, [], () => value);
+      else container.contribute(owner, target.token, target.deps, target.factory as (...args: unknown[]) => unknown);
+    },
   });
-  coreRegistrar?.(binderFor('core'), hooks);
 
-  const seen = new Set<string>();
-  for (const plugin of options.plugins) {
+  const seen = new Set<string>(['gateway']);
+  const register = (plugin: GatewayPlugin): void => {
     if (seen.has(plugin.id)) throw new AssemblyError(`plugin "${plugin.id}" is registered twice`);
     if (plugin.apiVersion !== PLUGIN_API_VERSION) {
       throw new AssemblyError(`plugin "${plugin.id}" targets plugin API ${plugin.apiVersion}; this gateway supports ${PLUGIN_API_VERSION}`);
@@ -156,9 +147,12 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
       if (error instanceof AssemblyError) throw error;
       throw new AssemblyError(`plugin "${plugin.id}" failed to register: ${error instanceof Error ? error.message : String(error)}`);
     }
+  };
+  for (const module of options.modules) register(module);
+  for (const plugin of options.plugins) register(plugin);
+  for (const token of requiredPorts) {
+    if (!container.isBound(token)) throw new AssemblyError(`no plugin provides ${token.description}: add ${token.providedBy ?? 'a plugin that binds it'}`);
   }
-  for (const { token, hint } of requiredPorts) {
-    if (!container.isBound(token)) throw new AssemblyError(`no plugin provides ${token.description}: add ${hint}`);
-  }
-  return new Gateway(container, options.plugins, hooks, logger);
+  container.checkGraph();
+  return new Gateway(container, [...options.modules, ...options.plugins], logger);
 }

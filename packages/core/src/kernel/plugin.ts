@@ -1,17 +1,38 @@
-import type { Token } from './token.js';
+import type { Dependency, MultiToken, ResolvedAll, Token } from './token.js';
 import type { Resolver } from './container.js';
 import type { GatewayLogger } from '../ports/logger.js';
 
 export const PLUGIN_API_VERSION = 1;
 
-/** What `register` may do: bind tokens. No I/O happens here. */
+/** A binding: the token it provides, the tokens it needs and the factory that builds it from them. */
+export interface Binding<T, D extends readonly Dependency[]> {
+  readonly token: Token<T>;
+  /** What the factory needs, in argument order. A multi token resolves to its list; `optional(t)` to `undefined` when unbound. */
+  readonly deps: D;
+  readonly factory: (...args: ResolvedAll<D>) => T;
+  /** Replace a binding made by an earlier plugin (otherwise binding a bound token fails assembly). */
+  readonly override?: boolean;
+}
+
+/** An item contributed to a multi-binding, built from what it needs. */
+export interface Contribution<T, D extends readonly Dependency[]> {
+  readonly token: MultiToken<T>;
+  readonly deps: D;
+  readonly factory: (...args: ResolvedAll<D>) => T;
+}
+
+/**
+ * What `register` may do: declare bindings. No I/O happens here, nothing is built: `createGateway` checks
+ * the whole graph (every dependency bound, no cycle) and the container builds each binding once, on first use.
+ */
 export interface Binder {
+  /** Binds a singleton built from its declared dependencies. Throws if the token is already bound, unless `override` is set. */
+  bind<T, const D extends readonly Dependency[]>(binding: Binding<T, D>): void;
   /** Binds a value. Throws if the token is already bound, unless `override` is set. */
   bindValue<T>(token: Token<T>, value: T, options?: { override?: boolean }): void;
-  /** Binds a lazily built singleton. The factory receives a resolver for the gateway's container. */
-  bindFactory<T>(token: Token<T>, factory: (resolver: Resolver) => T, options?: { override?: boolean }): void;
-  /** Adds a value to a multi-binding (a list every plugin may contribute to). */
-  contribute<T>(token: Token<readonly T[]>, value: T): void;
+  /** Adds a value, or an item built from its declared dependencies, to a multi-binding. */
+  contribute<T>(token: MultiToken<T>, value: T): void;
+  contribute<T, const D extends readonly Dependency[]>(contribution: Contribution<T, D>): void;
 }
 
 export interface LifecycleContext {
@@ -36,4 +57,11 @@ export function definePlugin(plugin: Omit<GatewayPlugin, 'apiVersion'> & { apiVe
     throw new Error(`plugin id "${plugin.id}" must be lowercase letters, digits and hyphens`);
   }
   return { ...plugin, apiVersion: plugin.apiVersion ?? PLUGIN_API_VERSION };
+}
+
+/** Start/stop work contributed to `lifecycleHooksToken`: run after every plugin started, stopped before them. */
+export interface LifecycleHook {
+  readonly id: string;
+  start?(ctx: LifecycleContext): Promise<void> | void;
+  stop?(ctx: LifecycleContext): Promise<void> | void;
 }

@@ -1,17 +1,39 @@
-import { createToken } from './token.js';
+/**
+ * The tokens of the gateway's ports and extension points: what `createGateway` binds (settings, clock,
+ * ids, logger), what plugins provide (storage, authentication, accelerator runtimes) and the multi-bindings
+ * every plugin may contribute to. Their types come from ports and the kernel only, so every layer may
+ * name them. Core's own services have their tokens in `services/tokens.ts`.
+ */
+import { createMultiToken, createToken } from './token.js';
+import type { LifecycleHook } from './plugin.js';
+import type { GatewayConfig } from './config.js';
 import type { Storage } from '../ports/storage.js';
 import type { Authenticator, PrincipalChangeListener } from '../ports/authenticator.js';
+import type { ApiKeyManager } from '../ports/api-keys.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { GatewayLogger } from '../ports/logger.js';
-import type { GatewayConfig } from './config.js';
+import type { AcceleratorRuntime } from '../ports/accelerator-runtime.js';
+import type { ServingDirectory } from '../ports/serving-directory.js';
+import type { ServingAdvisor } from '../ports/serving-advisor.js';
 
-/** Every port and service of core, in one place. */
-export const storageToken = createToken<Storage>('Storage');
-export const authenticatorToken = createToken<Authenticator>('Authenticator');
+// Gateway settings and ports.
+export const configToken = createToken<GatewayConfig>('GatewayConfig');
+export const loggerToken = createToken<GatewayLogger>('Logger');
 export const clockToken = createToken<Clock>('Clock');
 export const idGeneratorToken = createToken<IdGenerator>('IdGenerator');
-export const loggerToken = createToken<GatewayLogger>('Logger');
-export const configToken = createToken<GatewayConfig>('GatewayConfig');
-/** Multi-binding: who must hear of a change to a principal (identity caches). */
-export const principalChangeListenersToken = createToken<readonly PrincipalChangeListener[]>('PrincipalChangeListeners');
+export const storageToken = createToken<Storage>('Storage', { providedBy: 'a storage plugin such as memoryStorage() or postgresStorage()' });
+export const authenticatorToken = createToken<Authenticator>('Authenticator', { providedBy: 'an auth plugin such as apiKeyAuth()' });
+export const apiKeyManagerToken = createToken<ApiKeyManager>('ApiKeyManager', { providedBy: 'an auth plugin such as apiKeyAuth()' });
+/** Inference routing's view of the serving layer (bound by core). */
+export const servingDirectoryToken = createToken<ServingDirectory>('ServingDirectory', { providedBy: 'core' });
+/** Sizing and hardware checks of deployments and shapes (bound by core from the runtimes). */
+export const servingAdvisorToken = createToken<ServingAdvisor>('ServingAdvisor', { providedBy: 'core' });
+
+// Multi-bindings.
+/** Start/stop work that needs every plugin started (bootstrap, the reconciler); run after the plugins, stopped before them. */
+export const lifecycleHooksToken = createMultiToken<LifecycleHook>('LifecycleHooks');
+/** Every runtime plugin contributes its {@link AcceleratorRuntime}. */
+export const acceleratorRuntimesToken = createMultiToken<AcceleratorRuntime>('AcceleratorRuntimes');
+/** Who must hear of a change to a principal (identity caches). */
+export const principalChangeListenersToken = createMultiToken<PrincipalChangeListener>('PrincipalChangeListeners');

@@ -7,5 +7,4 @@ export * from './replica-tracker.js';
 export * from './simulated-provisioner.js';
 export * from './sizing.js';
 export * from './static-provisioner.js';
-export * from './tokens.js';
 export * from './vendor-runtime.js';

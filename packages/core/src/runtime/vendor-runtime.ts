@@ -5,7 +5,7 @@ import { createAcceleratorRuntime } from './accelerator-runtime.js';
 import { simulatedProvisioner, type SimulatedProvisionerOptions } from './simulated-provisioner.js';
 import type { SizingConstants } from './sizing.js';
 import { staticProvisioner, type StaticProvisionerOptions } from './static-provisioner.js';
-import { acceleratorRuntimesToken } from './tokens.js';
+import { acceleratorRuntimesToken } from '../kernel/tokens.js';
 
 /**
  * Which provisioner a runtime plugin uses: `simulated` (the default), `static`, a ready-made

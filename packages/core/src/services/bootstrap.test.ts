@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../testing/index.js';
 import { staticTokenAuth } from '../testing/test-gateway.js';
 import type { ApiKeyManager } from '../ports/api-keys.js';
-import { createGateway } from '../kernel/gateway.js';
+import { createGateway } from './create-gateway.js';
 import { definePlugin } from '../kernel/plugin.js';
 import { systemContext } from '../kernel/request-context.js';
-import { storageToken } from '../kernel/tokens.js';
-import { apiKeyManagerToken, coreServicesToken } from './core-services.js';
+import { apiKeyManagerToken, storageToken } from '../kernel/tokens.js';
+import { coreServicesToken } from './tokens.js';
 
 /** The keys core asked for, across every instance of a test (like a shared key store). */
 interface KeyRequest {

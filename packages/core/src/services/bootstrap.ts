@@ -5,7 +5,7 @@ import type { GatewayLogger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
 import type { JsonObject } from '../ports/json.js';
 import { Code, isGatewayError } from '../errors/index.js';
-import type { CoreServices } from './core-services.js';
+import type { UserService } from '../resources/users/user-service.js';
 
 export const bootstrapAdminId = 'admin';
 /** How long one start holds the bootstrap claim. */
@@ -19,7 +19,7 @@ const bootstrapClaimMs = 60_000;
 export async function bootstrapAccount(
   ctx: RequestContext,
   config: GatewayConfig,
-  services: CoreServices,
+  users: UserService,
   storage: Storage,
   apiKeys: ApiKeyManager | undefined,
   logger: GatewayLogger,
@@ -28,11 +28,11 @@ export async function bootstrapAccount(
   // The claim expires, so a start that crashed half-way through bootstrap is retried by the next one.
   const claimed = await storage.kv.set(ctx, `berth:bootstrap:${accountId}`, new Date().toISOString(), { ifAbsent: true, ttlMs: bootstrapClaimMs });
   if (!claimed) return;
-  const existing = await services.users.list(ctx, accountId, { pageSize: 1 });
+  const existing = await users.list(ctx, accountId, { pageSize: 1 });
   if (existing.totalSize > 0) return;
   let admin: JsonObject;
   try {
-    admin = await services.users.create(
+    admin = await users.create(
       ctx,
       accountId,
       { role: 'admin', displayName: 'Administrator', email: `admin@${accountId}.local` },

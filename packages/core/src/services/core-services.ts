@@ -1,4 +1,3 @@
-import { createToken } from '../kernel/token.js';
 import type { ModelService } from '../resources/models/model-service.js';
 import type { DatasetService } from '../resources/datasets/dataset-service.js';
 import type { DatasetFileService } from '../resources/datasets/dataset-files.js';
@@ -8,12 +7,12 @@ import type { DeploymentService } from '../resources/deployments/deployment-serv
 import type { DeployedModelService } from '../resources/deployed-models/deployed-model-service.js';
 import type { BatchInferenceJobService } from '../resources/batch-inference-jobs/batch-inference-job-service.js';
 import type { ReinforcementFineTuningJobService } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-service.js';
-import type { ResourceEnvironment } from '../resources/common/resource-environment.js';
-import type { GatewaySecrets } from '../resources/common/secrets.js';
-import type { ServingAdvisor } from '../resources/common/sizing.js';
-import type { ApiKeyManager } from '../ports/api-keys.js';
 
-/** The control plane's services, one per resource kind. Transports and hosts call these. */
+/**
+ * A read-only facade over the control plane's services, one per resource kind, for hosts and transports.
+ * Assembled from the individual service tokens (`modelServiceToken`, ...); core's own bindings depend on
+ * those tokens, never on this facade.
+ */
 export interface CoreServices {
   readonly models: ModelService;
   readonly datasets: DatasetService;
@@ -26,9 +25,3 @@ export interface CoreServices {
   readonly batchInferenceJobs: BatchInferenceJobService;
   readonly reinforcementFineTuningJobs: ReinforcementFineTuningJobService;
 }
-
-export const coreServicesToken = createToken<CoreServices>('CoreServices');
-export const resourceEnvironmentToken = createToken<ResourceEnvironment>('ResourceEnvironment');
-export const gatewaySecretsToken = createToken<GatewaySecrets>('GatewaySecrets');
-export const servingAdvisorToken = createToken<ServingAdvisor>('ServingAdvisor');
-export const apiKeyManagerToken = createToken<ApiKeyManager>('ApiKeyManager');

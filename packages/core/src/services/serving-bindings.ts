@@ -1,94 +1,105 @@
-import type { LifecycleHook } from '../kernel/gateway.js';
-import type { Binder } from '../kernel/plugin.js';
-import { clockToken, loggerToken, storageToken } from '../kernel/tokens.js';
-import { acceleratorRuntimesToken } from '../runtime/tokens.js';
-import { coreServicesToken } from './core-services.js';
+import type { Binder, LifecycleHook } from '../kernel/plugin.js';
+import { acceleratorRuntimesToken, clockToken, lifecycleHooksToken, loggerToken, servingDirectoryToken, storageToken } from '../kernel/tokens.js';
+import type { AcceleratorRuntime } from '../ports/accelerator-runtime.js';
+import type { ServingDirectory } from '../ports/serving-directory.js';
+import type { GatewayLogger } from '../ports/logger.js';
+import type { Storage } from '../ports/storage.js';
+import type { DeploymentService } from '../resources/deployments/deployment-service.js';
+import type { DeployedModelService } from '../resources/deployed-models/deployed-model-service.js';
 import { DeploymentReconciler } from '../serving/deployment-reconciler.js';
-import { deploymentReconcilerToken, servingLoadToken } from '../serving/tokens.js';
 import { RuntimeServingDirectory } from '../serving/runtime-serving-directory.js';
-import { servingDirectoryToken } from '../serving/serving-directory.js';
 import { ServingLoad } from '../serving/serving-load.js';
-import { resolveServingOptions, servingOptionsToken } from '../serving/serving-options.js';
+import { resolveServingOptions, type ServingOptions } from '../serving/serving-options.js';
 import { ReconcilerLeadership } from '../serving/reconciler-leadership.js';
 import { ServingChangeConsumer, publishServingChanges } from '../serving/serving-change-feed.js';
 import { randomIdGenerator } from '../ports/id-generator.js';
+import {
+  deployedModelServiceToken, deploymentReconcilerToken, deploymentServiceToken, servingLoadToken, servingOptionsToken,
+} from './tokens.js';
 
 /**
- * Core's serving bindings: the load tracker, the deployment reconciler, the serving directory and the
- * `serving` lifecycle hook. The hook starts the reconciler (after every plugin has started) only when a
- * runtime plugin is installed, and on stop closes the directory's queue and stops the reconciler (replicas
- * keep running; a runtime plugin closes the provisioner it owns).
+ * The `serving` lifecycle hook: starts the reconciler (after every plugin has started) only when a runtime
+ * plugin is installed, and on stop closes the directory's queue and stops the reconciler (replicas keep
+ * running; a runtime plugin closes the provisioner it owns).
  */
-export function registerServing(binder: Binder, hooks: LifecycleHook[]): void {
-  let reconciler: DeploymentReconciler | undefined;
-  let directory: RuntimeServingDirectory | undefined;
-  let leadership: ReconcilerLeadership | undefined;
-  let changeFeed: ServingChangeConsumer | undefined;
-  let stopPublishing: (() => void) | undefined;
-  binder.bindValue(servingOptionsToken, {});
-  binder.bindFactory(servingLoadToken, (r) => new ServingLoad(r.resolve(clockToken)));
-  binder.bindFactory(deploymentReconcilerToken, (r) => {
-    const services = r.resolve(coreServicesToken);
-    reconciler = new DeploymentReconciler({
-      runtimes: r.resolveAll(acceleratorRuntimesToken),
-      deployments: services.deployments,
-      deployedModels: services.deployedModels,
-      storage: r.resolve(storageToken),
-      clock: r.resolve(clockToken),
-      logger: r.resolve(loggerToken),
-      load: r.resolve(servingLoadToken),
-      options: resolveServingOptions(r.resolve(servingOptionsToken)),
+class ServingLifecycle implements LifecycleHook {
+  readonly id = 'serving';
+  private leadership: ReconcilerLeadership | undefined;
+  private changeFeed: ServingChangeConsumer | undefined;
+  private stopPublishing: (() => void) | undefined;
+
+  constructor(
+    private readonly runtimes: readonly AcceleratorRuntime[],
+    private readonly options: ServingOptions,
+    private readonly storage: Storage,
+    private readonly logger: GatewayLogger,
+    private readonly deployments: DeploymentService,
+    private readonly deployedModels: DeployedModelService,
+    private readonly reconciler: DeploymentReconciler,
+    private readonly directory: ServingDirectory,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.runtimes.length === 0) return;
+    const options = resolveServingOptions(this.options);
+    const { storage, logger, reconciler } = this;
+    // One reconciler per store: the instance holding the lease runs it (see ReconcilerLeadership).
+    this.leadership = new ReconcilerLeadership(storage, logger, {
+      leaseMs: options.leaderLeaseMs,
+      instanceId: `gateway-${randomIdGenerator.resourceId().slice(0, 12)}`,
     });
-    return reconciler;
+    // Changes made through any instance reach the leader through the outbox.
+    this.stopPublishing = publishServingChanges({ deployments: this.deployments, deployedModels: this.deployedModels }, storage.outbox, logger);
+    await this.leadership.start({
+      acquired: async () => {
+        await reconciler.start();
+        this.changeFeed = new ServingChangeConsumer(storage.outbox, (name) => reconciler.reconcileSoon(name), logger);
+        this.changeFeed.start(options.pollIntervalMs);
+      },
+      lost: async () => {
+        await this.changeFeed?.stop();
+        await reconciler.stop();
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopPublishing?.();
+    if (this.directory instanceof RuntimeServingDirectory) this.directory.close();
+    await this.changeFeed?.stop();
+    await this.reconciler.stop();
+    await this.leadership?.stop();
+  }
+}
+
+/** Core's serving bindings: the load tracker, the deployment reconciler, the serving directory and the `serving` hook. */
+export function registerServing(binder: Binder): void {
+  binder.bindValue(servingOptionsToken, {});
+  binder.bind({ token: servingLoadToken, deps: [clockToken], factory: (clock) => new ServingLoad(clock) });
+  binder.bind({
+    token: deploymentReconcilerToken,
+    deps: [acceleratorRuntimesToken, deploymentServiceToken, deployedModelServiceToken, storageToken, clockToken, loggerToken, servingLoadToken, servingOptionsToken],
+    factory: (runtimes, deployments, deployedModels, storage, clock, logger, load, options) =>
+      new DeploymentReconciler({ runtimes, deployments, deployedModels, storage, clock, logger, load, options: resolveServingOptions(options) }),
   });
-  binder.bindFactory(servingDirectoryToken, (r) => {
-    const options = resolveServingOptions(r.resolve(servingOptionsToken));
-    directory = new RuntimeServingDirectory(
-      r.resolve(deploymentReconcilerToken),
-      r.resolve(servingLoadToken),
-      r.resolve(storageToken),
-      r.resolve(coreServicesToken).deployedModels,
-      {
+  binder.bind({
+    token: servingDirectoryToken,
+    deps: [deploymentReconcilerToken, servingLoadToken, storageToken, deployedModelServiceToken, servingOptionsToken, acceleratorRuntimesToken],
+    factory: (reconciler, load, storage, deployedModels, servingOptions, runtimes) => {
+      const options = resolveServingOptions(servingOptions);
+      return new RuntimeServingDirectory(reconciler, load, storage, deployedModels, {
         maxWaitersPerDeployment: options.maxWaitersPerDeployment,
         maxWaitMs: options.maxWaitMs,
-        runtimesInstalled: r.resolveAll(acceleratorRuntimesToken).length > 0,
-      },
-    );
-    return directory;
+        runtimesInstalled: runtimes.length > 0,
+      });
+    },
   });
-  hooks.push({
-    id: 'serving',
-    async start({ resolver }) {
-      if (resolver.resolveAll(acceleratorRuntimesToken).length === 0) return;
-      const options = resolveServingOptions(resolver.resolve(servingOptionsToken));
-      const logger = resolver.resolve(loggerToken);
-      // One reconciler per store: the instance holding the lease runs it (see ReconcilerLeadership).
-      leadership = new ReconcilerLeadership(resolver.resolve(storageToken), logger, {
-        leaseMs: options.leaderLeaseMs,
-        instanceId: `gateway-${randomIdGenerator.resourceId().slice(0, 12)}`,
-      });
-      const storage = resolver.resolve(storageToken);
-      // Changes made through any instance reach the leader through the outbox.
-      stopPublishing = publishServingChanges(resolver.resolve(coreServicesToken), storage.outbox, logger);
-      await leadership.start({
-        acquired: async () => {
-          const leader = resolver.resolve(deploymentReconcilerToken);
-          await leader.start();
-          changeFeed = new ServingChangeConsumer(storage.outbox, (name) => leader.reconcileSoon(name), logger);
-          changeFeed.start(options.pollIntervalMs);
-        },
-        lost: async () => {
-          await changeFeed?.stop();
-          await reconciler?.stop();
-        },
-      });
-    },
-    async stop() {
-      stopPublishing?.();
-      directory?.close();
-      await changeFeed?.stop();
-      await reconciler?.stop();
-      await leadership?.stop();
-    },
+  binder.contribute({
+    token: lifecycleHooksToken,
+    deps: [
+      acceleratorRuntimesToken, servingOptionsToken, storageToken, loggerToken, deploymentServiceToken, deployedModelServiceToken,
+      deploymentReconcilerToken, servingDirectoryToken,
+    ],
+    factory: (...deps) => new ServingLifecycle(...deps),
   });
 }

@@ -1,4 +1,3 @@
-export * from './serving-directory.js';
 export * from './serving-options.js';
 export * from './serving-load.js';
 export * from './autoscaler.js';
@@ -6,7 +5,5 @@ export * from './replica-naming.js';
 export * from './runtime-serving-advisor.js';
 export * from './deletion-guard.js';
 export * from './deployment-reconciler.js';
-export * from './runtime-serving-directory.js';
-export * from './tokens.js';
 export * from './reconciler-leadership.js';
 export * from './serving-change-feed.js';

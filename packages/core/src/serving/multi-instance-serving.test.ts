@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../testing/index.js';
 import { testRuntime } from '../testing/test-runtime.js';
-import { createGateway, type Gateway } from '../kernel/gateway.js';
+import type { Gateway } from '../kernel/gateway.js';
+import { createGateway } from '../services/create-gateway.js';
 import { definePlugin } from '../kernel/plugin.js';
 import { storageToken } from '../kernel/tokens.js';
 import { staticTokenAuth } from '../testing/test-gateway.js';
-import { coreServicesToken } from '../services/core-services.js';
-import { servingOptions } from './serving-options.js';
+import { coreServicesToken } from '../services/tokens.js';
+import { servingOptions } from '../services/serving-options-plugin.js';
 import { systemContext } from '../contracts/request-context.js';
 
 /** Two gateway instances on one store (in one process): one leader reconciles for both. */

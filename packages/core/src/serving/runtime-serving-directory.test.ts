@@ -3,7 +3,7 @@ import { memoryStorage } from '../testing/index.js';
 import { testRuntime } from '../testing/test-runtime.js';
 import { storageToken } from '../kernel/tokens.js';
 import { createTestGateway, principalContext } from '../testing/test-gateway.js';
-import { servingDirectoryToken } from './serving-directory.js';
+import { servingDirectoryToken } from '../kernel/tokens.js';
 import { adminOf, baseModelBody, startServingGateway, waitFor, type ServingTestGateway } from '../testing/serving-test-kit.js';
 import type { ServingOptions } from './serving-options.js';
 import { expectRejected as rejected } from '../testing/assertions.js';

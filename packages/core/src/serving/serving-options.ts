@@ -1,6 +1,3 @@
-import { createToken } from '../kernel/token.js';
-import { definePlugin, type GatewayPlugin } from '../kernel/plugin.js';
-
 /** Tunables of the serving layer (reconciler, autoscaler, request queue, deletion guard). */
 export interface ServingOptions {
   /** Interval of the reconciler's periodic pass over every deployment it manages. Default 1000 ms. */
@@ -46,19 +43,6 @@ export const defaultServingOptions: ResolvedServingOptions = {
   leaderLeaseMs: 15_000,
 };
 
-/** Serving tunables; core binds `{}` (the defaults). Override with {@link servingOptions}. */
-export const servingOptionsToken = createToken<ServingOptions>('ServingOptions');
-
 export function resolveServingOptions(options: ServingOptions): ResolvedServingOptions {
   return { ...defaultServingOptions, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
-}
-
-/** A plugin that sets the serving tunables (replaces core's defaults). */
-export function servingOptions(options: ServingOptions): GatewayPlugin {
-  return definePlugin({
-    id: 'serving-options',
-    register(binder) {
-      binder.bindValue(servingOptionsToken, options, { override: true });
-    },
-  });
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Gateway } from '../kernel/gateway.js';
 import { systemContext, type RequestContext, type Role } from '../kernel/request-context.js';
-import { authenticatorToken } from '../kernel/tokens.js';
+import { apiKeyManagerToken, authenticatorToken } from '../kernel/tokens.js';
 import type { ApiKeyManager } from '../ports/api-keys.js';
 import type { Authenticator } from '../ports/authenticator.js';
-import { apiKeyManagerToken, coreServicesToken } from '../services/core-services.js';
+import { coreServicesToken } from '../services/tokens.js';
 import { expectRejected as rejected } from './assertions.js';
 import { freshContractAccount, useAuthUnderTest, type AuthUnderTest } from './authenticator-contract.js';
 

@@ -3,7 +3,8 @@ import type { Gateway } from '../kernel/gateway.js';
 import { systemContext, type Principal, type RequestContext, type Role } from '../kernel/request-context.js';
 import { authenticatorToken } from '../kernel/tokens.js';
 import type { Authenticator } from '../ports/authenticator.js';
-import { coreServicesToken, type CoreServices } from '../services/core-services.js';
+import type { CoreServices } from '../services/core-services.js';
+import { coreServicesToken } from '../services/tokens.js';
 import type { ManualClock } from './test-gateway.js';
 
 /** What an auth contract factory hands back: started gateways on one storage, and how to dispose of them. */

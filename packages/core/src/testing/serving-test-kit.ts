@@ -4,10 +4,11 @@ import type { Clock } from '../ports/clock.js';
 import { simulatedProvisioner, type SimulatedProvisioner, type SimulatedProvisionerOptions } from '../runtime/simulated-provisioner.js';
 import type { DeploymentReconciler } from '../serving/deployment-reconciler.js';
 import type { RuntimeServingDirectory } from '../serving/runtime-serving-directory.js';
-import { deploymentReconcilerToken, servingLoadToken } from '../serving/tokens.js';
-import { servingDirectoryToken } from '../serving/serving-directory.js';
+import { servingDirectoryToken } from '../kernel/tokens.js';
+import { deploymentReconcilerToken, servingLoadToken } from '../services/tokens.js';
+import { servingOptions } from '../services/serving-options-plugin.js';
 import type { ServingLoad } from '../serving/serving-load.js';
-import { servingOptions, type ServingOptions } from '../serving/serving-options.js';
+import type { ServingOptions } from '../serving/serving-options.js';
 import type { JsonObject } from '../contracts/json.js';
 
 /** A started gateway with a runtime on a simulated provisioner, for serving tests. */

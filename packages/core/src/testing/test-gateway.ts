@@ -1,12 +1,12 @@
-// Core's own bindings register on import of the services; a test gateway needs them like any gateway.
-import '../services/index.js';
-import { createGateway, type Gateway } from '../kernel/gateway.js';
+import type { Gateway } from '../kernel/gateway.js';
+import { createGateway } from '../services/create-gateway.js';
 import { definePlugin, type GatewayPlugin } from '../kernel/plugin.js';
 import type { Principal, RequestContext, Role } from '../kernel/request-context.js';
 import { authenticatorToken } from '../kernel/tokens.js';
+import { coreServicesToken } from '../services/tokens.js';
 import type { GatewayConfig } from '../kernel/config.js';
 import type { Clock } from '../ports/clock.js';
-import { coreServicesToken, type CoreServices } from '../services/core-services.js';
+import type { CoreServices } from '../services/core-services.js';
 
 /**
  * A fake authenticator: each token maps to a principal. For tests of hosts and plugins that do not

@@ -2,4 +2,3 @@ export * from './backoff.js';
 export * from './exactly-once.js';
 export * from './queue-handler.js';
 export * from './queue-worker-pool.js';
-export * from './queue-workers-plugin.js';

@@ -1,4 +1,3 @@
-import { createToken } from '../kernel/token.js';
 import type { Resolver } from '../kernel/container.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { JsonValue } from '../ports/json.js';
@@ -64,9 +63,6 @@ export interface ExactlyOnceQueueHandler extends QueueHandlerCommon {
 }
 
 export type QueueHandler = AtLeastOnceQueueHandler | ExactlyOnceQueueHandler;
-
-/** Every plugin contributes its handlers here: `binder.contribute(queueHandlersToken, defineQueueHandler({...}))`. */
-export const queueHandlersToken = createToken<readonly QueueHandler[]>('QueueHandlers');
 
 const QUEUE_NAME = /^[a-z][a-z0-9._-]{0,99}$/;
 

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStorage, memoryStorage } from '../testing/index.js';
-import { createGateway } from '../kernel/gateway.js';
+import { createGateway } from '../services/create-gateway.js';
 import { definePlugin } from '../kernel/plugin.js';
 import { systemContext } from '../kernel/request-context.js';
 import { storageToken } from '../kernel/tokens.js';
 import { staticTokenAuth } from '../testing/test-gateway.js';
 import { retryDelayMs } from './backoff.js';
-import { defineQueueHandler, queueHandlersToken } from './queue-handler.js';
+import { defineQueueHandler } from './queue-handler.js';
+import { queueHandlersToken } from '../services/tokens.js';
 import { QueueWorkerPool } from './queue-worker-pool.js';
-import { queueWorkers } from './queue-workers-plugin.js';
+import { queueWorkers } from '../services/queue-workers-plugin.js';
 import { describeQueueWorkerScenarios, waitFor } from '../testing/queue-worker-scenarios.js';
 
 describeQueueWorkerScenarios('memory storage', async () => ({ storage: new MemoryStorage(), close: async () => undefined }));

@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../testing/index.js';
 import { ManualClock, createTestGateway, principalContext, type TestGateway } from '../../testing/test-gateway.js';
 import { storageToken } from '../../kernel/tokens.js';
+import { deploymentDeletionGuardsToken } from '../../services/tokens.js';
+import { definePlugin, type GatewayPlugin } from '../../kernel/plugin.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
 import type { DeploymentService } from './deployment-service.js';
@@ -18,9 +20,8 @@ let tg: TestGateway;
 let deployments: DeploymentService;
 let clock: ManualClock;
 
-beforeEach(async () => {
-  clock = new ManualClock();
-  tg = await createTestGateway({ plugins: [memoryStorage()], clock });
+async function startGateway(plugins: GatewayPlugin[] = []): Promise<void> {
+  tg = await createTestGateway({ plugins: [memoryStorage(), ...plugins], clock });
   deployments = tg.services.deployments;
   // The base model's default draft model must exist (references are checked).
   await tg.services.models.create(ctx, account, { kind: 'HUB_BASE_MODEL', baseModelDetails: {} }, 'draft');
@@ -35,6 +36,11 @@ beforeEach(async () => {
     },
     'base',
   );
+}
+
+beforeEach(async () => {
+  clock = new ManualClock();
+  await startGateway();
 });
 
 afterEach(async () => {
@@ -300,12 +306,19 @@ describe('delete and undelete', () => {
 
   it('consults the deletion guard unless already deleted', async () => {
     const seen: string[] = [];
-    deployments.setDeletionGuard({
-      check: async (_ctx, deployment, options) => {
-        seen.push(`${String(deployment.name)} ignoreChecks=${String(options.ignoreChecks === true)}`);
-        if (!options.ignoreChecks) throw Object.assign(new Error('in use'), { code: 'FAILED_PRECONDITION' });
+    const guard = definePlugin({
+      id: 'test-deletion-guard',
+      register(binder) {
+        binder.contribute(deploymentDeletionGuardsToken, {
+          check: async (_ctx, deployment, options) => {
+            seen.push(`${String(deployment.name)} ignoreChecks=${String(options.ignoreChecks === true)}`);
+            if (!options.ignoreChecks) throw Object.assign(new Error('in use'), { code: 'FAILED_PRECONDITION' });
+          },
+        });
       },
     });
+    await tg.stop();
+    await startGateway([guard]);
     await create('d');
     await expect(deployments.delete(ctx, nameOf('d'))).rejects.toThrow('in use');
     expect((await deployments.get(ctx, nameOf('d'))).state).toBe('CREATING');

@@ -55,33 +55,41 @@ export interface DeploymentObserver {
 /** How long a soft-deleted deployment can be restored with :undelete before it is purged. */
 export const softDeleteRetentionMs = 7 * 24 * 3600 * 1000;
 
-export class DeploymentService {
-  readonly resources: ResourceService;
-  private guard: DeploymentDeletionGuard | undefined;
-  private readonly observers = new Set<DeploymentObserver>();
-  private reconciledDeletion = false;
-
-  constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets, advisor: ServingAdvisor) {
-    this.resources = new ResourceService(deploymentDefinition(advisor), env, secrets);
-  }
-
-  /** Installs the in-use check used by delete (runtime plugins provide it). */
-  setDeletionGuard(guard: DeploymentDeletionGuard): void {
-    this.guard = guard;
-  }
-
-  /** Adds an observer of deployment changes; returns the function that removes it. */
-  addObserver(observer: DeploymentObserver): () => void {
-    this.observers.add(observer);
-    return () => void this.observers.delete(observer);
-  }
-
+/** What a {@link DeploymentService} is built with besides its environment. */
+export interface DeploymentServiceOptions {
+  readonly advisor: ServingAdvisor;
+  /** In-use checks a delete must pass unless `ignoreChecks` (e.g. recent traffic). */
+  readonly deletionGuards?: readonly DeploymentDeletionGuard[];
+  /** Told after every change, before the call answers. */
+  readonly observers?: readonly DeploymentObserver[];
   /**
    * With a runtime reconciler installed, a soft delete moves the deployment to DELETING and the reconciler
    * moves it to DELETED once its replicas are stopped. Without one (the default) it goes straight to DELETED.
    */
-  setReconciledDeletion(enabled: boolean): void {
-    this.reconciledDeletion = enabled;
+  readonly reconciledDeletion?: boolean;
+}
+
+export class DeploymentService {
+  readonly resources: ResourceService;
+  private readonly guards: readonly DeploymentDeletionGuard[];
+  private readonly observers = new Set<DeploymentObserver>();
+  private readonly reconciledDeletion: boolean;
+
+  constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets, options: DeploymentServiceOptions) {
+    this.resources = new ResourceService(deploymentDefinition(options.advisor), env, secrets);
+    this.guards = options.deletionGuards ?? [];
+    for (const observer of options.observers ?? []) this.observers.add(observer);
+    this.reconciledDeletion = options.reconciledDeletion ?? false;
+  }
+
+  /**
+   * Subscribes a component that starts later (the reconciler, the change feed) to deployment changes;
+   * returns the function that unsubscribes it. Observers known at assembly are contributed to
+   * `deploymentObserversToken` instead.
+   */
+  addObserver(observer: DeploymentObserver): () => void {
+    this.observers.add(observer);
+    return () => void this.observers.delete(observer);
   }
 
   async create(ctx: RequestContext, accountId: string, body: unknown, options: DeploymentCreateOptions = {}): Promise<JsonObject> {
@@ -131,7 +139,7 @@ export class DeploymentService {
   /**
    * Soft delete (state DELETED, deleteTime and purgeTime set, hidden from lists unless showDeleted), or
    * with `hard` removal of the record. Deleting an already soft-deleted deployment is NOT_FOUND unless hard.
-   * With reconciled deletion (see {@link setReconciledDeletion}) a soft delete moves to DELETING instead, and
+   * With reconciled deletion (see {@link DeploymentServiceOptions.reconciledDeletion}) a soft delete moves to DELETING instead, and
    * deleting a DELETING deployment again changes nothing.
    */
   async delete(ctx: RequestContext, name: string, options: DeploymentDeleteOptions = {}): Promise<void> {
@@ -139,7 +147,7 @@ export class DeploymentService {
     const current = await this.resources.getStored(ctx, name);
     await this.assertNotPurged(ctx, name, current.data);
     const state = current.data.state as DeploymentState;
-    if (state !== 'DELETED' && state !== 'DELETING') await this.guard?.check(ctx, current.data, options);
+    if (state !== 'DELETED' && state !== 'DELETING') for (const guard of this.guards) await guard.check(ctx, current.data, options);
     if (options.hard) {
       await this.resources.remove(ctx, name, options);
       await this.notify(ctx, { kind: 'deleted', name });

@@ -9,6 +9,11 @@ import type { TransactionScopedStorage } from '../common/transaction-scoped-stor
 import { userDefinition } from './user-definition.js';
 import { assertAnotherAdminExists, assertBodyNamesUser, lastAdminLockKey } from './user-rules.js';
 
+/** Told after a user is deleted (contributed to `userDeletionHooksToken`). */
+export interface UserDeletionHook {
+  userDeleted(ctx: RequestContext, userName: string): Promise<void>;
+}
+
 /**
  * Users of an account. Every change is synchronous (see the state machine). An account always keeps
  * an admin: demoting or deleting the last one is FAILED_PRECONDITION, checked in the same storage
@@ -18,18 +23,18 @@ import { assertAnotherAdminExists, assertBodyNamesUser, lastAdminLockKey } from 
 export class UserService {
   readonly resources: ResourceService;
   private readonly storage: TransactionScopedStorage;
-  private readonly deletedListeners: Array<(ctx: RequestContext, userName: string) => Promise<void>> = [];
-
-  /** Runs after a user is deleted, e.g. to revoke the user's API keys. */
-  onDeleted(listener: (ctx: RequestContext, userName: string) => Promise<void>): void {
-    this.deletedListeners.push(listener);
-  }
 
   /**
    * @param principalListeners told of every update and deletion of a user, inside its transaction and
    *   once it committed (identity caches forget the principal before the change is acknowledged).
+   * @param deletionHooks run after a user is deleted, e.g. to revoke the user's API keys.
    */
-  constructor(env: ResourceEnvironment, secrets: GatewaySecrets, private readonly principalListeners: readonly PrincipalChangeListener[] = []) {
+  constructor(
+    env: ResourceEnvironment,
+    secrets: GatewaySecrets,
+    private readonly principalListeners: readonly PrincipalChangeListener[] = [],
+    private readonly deletionHooks: readonly UserDeletionHook[] = [],
+  ) {
     this.storage = env.storage;
     this.resources = new ResourceService(userDefinition, env, secrets);
   }
@@ -73,7 +78,7 @@ export class UserService {
       await this.principalChanging(ctx, name, tx);
     });
     this.principalChanged(name);
-    for (const listener of this.deletedListeners) await listener(ctx, name);
+    for (const hook of this.deletionHooks) await hook.userDeleted(ctx, name);
   }
 
   private async principalChanging(ctx: RequestContext, userName: string, tx: StorageTransaction): Promise<void> {

@@ -1,7 +1,7 @@
 import { definePlugin, type GatewayPlugin } from '../kernel/plugin.js';
 import { clockToken, storageToken } from '../kernel/tokens.js';
-import { queueHandlersToken } from './queue-handler.js';
-import { QueueWorkerPool, type QueueWorkerPoolSettings } from './queue-worker-pool.js';
+import { queueHandlersToken } from './tokens.js';
+import { QueueWorkerPool, type QueueWorkerPoolSettings } from '../workers/queue-worker-pool.js';
 
 export type QueueWorkersOptions = QueueWorkerPoolSettings;
 

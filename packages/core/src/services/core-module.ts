@@ -1,0 +1,113 @@
+import { definePlugin, type GatewayPlugin, type LifecycleHook } from '../kernel/plugin.js';
+import {
+  acceleratorRuntimesToken, apiKeyManagerToken, clockToken, configToken, idGeneratorToken, lifecycleHooksToken, loggerToken,
+  principalChangeListenersToken, servingAdvisorToken, storageToken,
+} from '../kernel/tokens.js';
+import {
+  batchInferenceJobServiceToken, coreServicesToken, datasetFileServiceToken, datasetServiceToken, deployedModelServiceToken,
+  deploymentDeletionGuardsToken, deploymentObserversToken, deploymentServiceToken, deploymentShapeServiceToken, gatewaySecretsToken,
+  modelServiceToken, queueHandlersToken, reinforcementFineTuningJobServiceToken, resourceEnvironmentToken, servingLoadToken,
+  servingOptionsToken, userDeletionHooksToken, userServiceToken,
+} from './tokens.js';
+import { optional } from '../kernel/token.js';
+import { systemContext } from '../kernel/request-context.js';
+import { deploymentPurgeHandler } from '../resources/deployments/deployment-purge.js';
+import { ResourceEnvironment } from '../resources/common/resource-environment.js';
+import { GatewaySecrets } from '../resources/common/secrets.js';
+import { permissiveServingAdvisor } from '../resources/common/sizing.js';
+import { ModelService } from '../resources/models/model-service.js';
+import { DatasetService } from '../resources/datasets/dataset-service.js';
+import { DatasetFileService } from '../resources/datasets/dataset-files.js';
+import { UserService } from '../resources/users/user-service.js';
+import { DeploymentShapeService } from '../resources/deployment-shapes/deployment-shape-service.js';
+import { DeploymentService } from '../resources/deployments/deployment-service.js';
+import { DeployedModelService } from '../resources/deployed-models/deployed-model-service.js';
+import { deployedModelLifecycle } from '../resources/deployed-models/deployed-model-lifecycle.js';
+import { BatchInferenceJobService } from '../resources/batch-inference-jobs/batch-inference-job-service.js';
+import { ReinforcementFineTuningJobService } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-service.js';
+import { recentTrafficDeletionGuard } from '../serving/deletion-guard.js';
+import { runtimeServingAdvisor } from '../serving/runtime-serving-advisor.js';
+import { registerServing } from './serving-bindings.js';
+import { resolveServingOptions } from '../serving/serving-options.js';
+import { bootstrapAccount } from './bootstrap.js';
+
+export const coreModuleId = 'core';
+
+/**
+ * Core as a module like any plugin: its services (one token each), the multi-bindings that connect them
+ * (deletion guards, deployment observers, user deletion hooks), durable work, serving, and the `core`
+ * lifecycle hook (page-token secret, account bootstrap). `createGateway` registers it before the host's plugins.
+ */
+export function coreModule(): GatewayPlugin {
+  return definePlugin({
+    id: coreModuleId,
+    register(binder) {
+      // Core's own durable work; run by a queue worker pool when the host installs `queueWorkers()`.
+      binder.contribute(queueHandlersToken, deploymentPurgeHandler);
+      binder.bind({
+        token: resourceEnvironmentToken,
+        deps: [storageToken, clockToken, idGeneratorToken],
+        factory: (storage, clock, ids) => new ResourceEnvironment(storage, clock, ids),
+      });
+      binder.bind({ token: gatewaySecretsToken, deps: [configToken], factory: (config) => new GatewaySecrets(config.pageTokenSecret) });
+      // With runtime plugins installed, sizing and hardware checks come from the runtimes.
+      binder.bind({
+        token: servingAdvisorToken,
+        deps: [acceleratorRuntimesToken],
+        factory: (runtimes) => (runtimes.length > 0 ? runtimeServingAdvisor(runtimes) : permissiveServingAdvisor),
+      });
+
+      const env = [resourceEnvironmentToken, gatewaySecretsToken] as const;
+      binder.bind({ token: modelServiceToken, deps: env, factory: (e, s) => new ModelService(e, s) });
+      binder.bind({ token: datasetServiceToken, deps: env, factory: (e, s) => new DatasetService(e, s) });
+      binder.bind({ token: datasetFileServiceToken, deps: [...env, datasetServiceToken], factory: (e, s, d) => new DatasetFileService(e, s, d) });
+      binder.bind({
+        token: userServiceToken,
+        deps: [...env, principalChangeListenersToken, userDeletionHooksToken],
+        factory: (e, s, listeners, hooks) => new UserService(e, s, listeners, hooks),
+      });
+      binder.bind({ token: deploymentShapeServiceToken, deps: [...env, servingAdvisorToken], factory: (e, s, a) => new DeploymentShapeService(e, s, a) });
+      binder.bind({ token: deployedModelServiceToken, deps: env, factory: (e, s) => new DeployedModelService(e, s) });
+      binder.bind({
+        token: deploymentServiceToken,
+        deps: [...env, servingAdvisorToken, deploymentDeletionGuardsToken, deploymentObserversToken, acceleratorRuntimesToken],
+        factory: (e, s, advisor, deletionGuards, observers, runtimes) =>
+          // The reconciler (started when runtimes exist) finishes deletions: DELETING → DELETED once replicas stop.
+          new DeploymentService(e, s, { advisor, deletionGuards, observers, reconciledDeletion: runtimes.length > 0 }),
+      });
+      binder.bind({ token: batchInferenceJobServiceToken, deps: env, factory: (e, s) => new BatchInferenceJobService(e, s) });
+      binder.bind({ token: reinforcementFineTuningJobServiceToken, deps: env, factory: (e, s) => new ReinforcementFineTuningJobService(e, s) });
+
+      binder.contribute({
+        token: deploymentDeletionGuardsToken,
+        deps: [servingLoadToken, clockToken, servingOptionsToken],
+        factory: (load, clock, options) => recentTrafficDeletionGuard(load, clock, resolveServingOptions(options).recentTrafficWindowMs),
+      });
+      binder.contribute({ token: deploymentObserversToken, deps: [deployedModelServiceToken, loggerToken], factory: deployedModelLifecycle });
+
+      binder.bind({
+        token: coreServicesToken,
+        deps: [
+          modelServiceToken, datasetServiceToken, datasetFileServiceToken, userServiceToken, deploymentShapeServiceToken, deploymentServiceToken,
+          deployedModelServiceToken, batchInferenceJobServiceToken, reinforcementFineTuningJobServiceToken,
+        ],
+        factory: (models, datasets, datasetFiles, users, deploymentShapes, deployments, deployedModels, batchInferenceJobs, reinforcementFineTuningJobs) =>
+          Object.freeze({ models, datasets, datasetFiles, users, deploymentShapes, deployments, deployedModels, batchInferenceJobs, reinforcementFineTuningJobs }),
+      });
+
+      binder.contribute({
+        token: lifecycleHooksToken,
+        deps: [storageToken, gatewaySecretsToken, configToken, userServiceToken, optional(apiKeyManagerToken), loggerToken],
+        factory: (storage, secrets, config, users, apiKeys, logger): LifecycleHook => ({
+          id: 'core',
+          async start() {
+            const ctx = systemContext('start');
+            await secrets.load(ctx, storage.kv);
+            await bootstrapAccount(ctx, config, users, storage, apiKeys, logger);
+          },
+        }),
+      });
+      registerServing(binder);
+    },
+  });
+}
