@@ -94,6 +94,35 @@ describe.each(variants)('etags over HTTP (%s)', (_variant, start) => {
     expect((await h.call('GET', path)).status).toBe(404);
   });
 
+  it('API keys: create and list answers carry the etag (declared in OpenAPI); DELETE honours If-Match and ?etag=', async () => {
+    id += 1;
+    const keys = `${v1}/users/etag-keys-${id}/apiKeys`;
+    expect((await h.call('POST', `${v1}/users?userId=etag-keys-${id}`, { body: { role: 'user', email: `etag-keys-${id}@example.com` } })).status).toBe(200);
+    const created = await h.call<{ keyId: string; etag: string }>('POST', keys, { body: { apiKey: { displayName: 'ci' } } });
+    expect(created.status).toBe(200);
+    expect(typeof created.body.etag).toBe('string');
+    const listed = await h.call<{ apiKeys: Array<{ keyId: string; etag: string }> }>('GET', keys);
+    expect(listed.body.apiKeys).toEqual([expect.objectContaining({ keyId: created.body.keyId, etag: created.body.etag })]);
+    const path = `${keys}/${created.body.keyId}`;
+    for (const stale of [
+      await h.call('DELETE', path, { headers: { 'if-match': '"999999999999"' } }),
+      await h.call('DELETE', `${path}?etag=stale`),
+    ]) {
+      expect(stale.status).toBe(409);
+      expect(stale.body).toMatchObject({ code: ABORTED, message: expect.any(String) });
+    }
+    expect((await h.call<{ totalSize: number }>('GET', keys)).body.totalSize).toBe(1);
+    expect((await h.call('DELETE', `${path}?etag=${encodeURIComponent(created.body.etag)}`)).status).toBe(200);
+    expect((await h.call<{ totalSize: number }>('GET', keys)).body.totalSize).toBe(0);
+    const second = await h.call<{ keyId: string; etag: string }>('POST', keys, { body: {} });
+    expect((await h.call('DELETE', `${keys}/${second.body.keyId}`, { headers: { 'if-match': `"${second.body.etag}"` } })).status).toBe(200);
+    const openapi = await h.call<{ paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }>; responses: unknown }>> }>('GET', '/openapi.json');
+    const collection = openapi.body.paths['/v1/accounts/{account_id}/users/{user_id}/apiKeys'];
+    for (const op of [collection?.post, collection?.get]) expect(JSON.stringify(op?.responses)).toMatch(/"etag":\{"type":"string","readOnly":true/);
+    const del = openapi.body.paths['/v1/accounts/{account_id}/users/{user_id}/apiKeys/{key_id}']?.delete;
+    expect(del?.parameters?.some((p) => p.name === 'etag' && p.in === 'query')).toBe(true);
+  });
+
   it(`${RACERS} concurrent PATCHes without an etag all answer 200`, async () => {
     const { path } = await newModel();
     const answers = await Promise.all(

@@ -1,10 +1,10 @@
 import {
   authorize, compileValidator, invalidArgument, notFound, parseOrderBy,
-  parseResourceName, prepareListRequest, Code, isGatewayError,
+  parseResourceName, prepareListRequest, preconditionEtag, etagMismatch, Code, isGatewayError,
   timestampSchema, displayNameSchema, clockMs,
   type ApiKeyInfo, type ApiKeyManager, type ApiKeyPage, type Authenticator, type Clock, type CreatedApiKey,
   type FieldDeclarations, type GatewaySecrets, type IdGenerator, type JsonObject, type Principal, type RequestContext,
-  type Role, type Storage, type StoredResource,
+  type PreconditionOptions, type Role, type Storage, type StoredResource,
 } from '@berth/core';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format.js';
 import type { IdentityCache } from './identity-cache.js';
@@ -105,7 +105,7 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
     const key = options.secret ?? generateApiKey();
     const keyId = this.ids.resourceId();
     const name = `${userName}/apiKeys/${keyId}`;
-    const info: ApiKeyInfo = {
+    const info: Omit<ApiKeyInfo, 'etag'> = {
       keyId,
       ...(input.displayName !== undefined ? { displayName: input.displayName } : {}),
       prefix: displayPrefix(key),
@@ -120,16 +120,16 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
       ...(typeof user.createTime === 'string' ? { userCreateTime: user.createTime } : {}),
     };
     if ((await this.storage.kv.get(ctx, legacyIndexKey(hash))) !== undefined) throw secretInUse();
-    await this.storage.transaction(ctx, async (tx) => {
+    const stored = await this.storage.transaction(ctx, async (tx) => {
       // Uniqueness is the storage's: a second index record with this hash cannot commit.
       await tx.resources.create(ctx, secretIndexName(hash), { ...entry }).catch((error: unknown) => {
         throw isGatewayError(error) && error.code === Code.ALREADY_EXISTS ? secretInUse() : error;
       });
-      await tx.resources.create(ctx, name, { name, ...info, keyHash: hash });
+      return tx.resources.create(ctx, name, { name, ...info, keyHash: hash });
     });
     // A refusal of this secret remembered before it was issued must not outlive the issue.
     this.cache.forgetKey(hash);
-    return { ...info, key };
+    return { ...info, etag: stored.etag, key };
   }
 
   async list(ctx: RequestContext, userName: string, params: { pageSize?: number; pageToken?: string }): Promise<ApiKeyPage> {
@@ -147,18 +147,21 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
     });
     const last = result.items[result.items.length - 1];
     return {
-      apiKeys: result.items.map(({ data }) => toInfo(data)),
+      apiKeys: result.items.map(toInfo),
       ...(result.hasMore && last ? { nextPageToken: prepared.nextPageToken(last.data) } : {}),
       totalSize: result.totalSize,
     };
   }
 
-  async delete(ctx: RequestContext, userName: string, keyId: string): Promise<void> {
+  async delete(ctx: RequestContext, userName: string, keyId: string, options: PreconditionOptions = {}): Promise<void> {
     await this.requireUser(ctx, userName, 'delete');
     const name = `${userName}/apiKeys/${keyId}`;
     const found = await this.storage.resources.get(ctx, name);
     if (!found) throw notFound(name);
-    await this.revoke(ctx, found);
+    const expected = preconditionEtag(options.etag);
+    // Checked before anything is removed, and again by the record's delete inside the transaction.
+    if (expected !== undefined && expected !== found.etag) throw etagMismatch(name, expected);
+    await this.revoke(ctx, found, expected);
   }
 
   /** Deletes every key of a user (when the user is deleted). */
@@ -179,12 +182,12 @@ export class ApiKeyService implements ApiKeyManager, Authenticator {
    * Removes the key's record and index entry and publishes the revocation to the other instances, in
    * one transaction; then forgets the key here, before the revocation is acknowledged.
    */
-  private async revoke(ctx: RequestContext, record: StoredResource): Promise<void> {
+  private async revoke(ctx: RequestContext, record: StoredResource, expectedEtag?: string): Promise<void> {
     const hash = String(record.data.keyHash);
     await this.storage.kv.delete(ctx, legacyIndexKey(hash));
     await this.storage.transaction(ctx, async (tx) => {
       await ignoreNotFound(tx.resources.delete(ctx, secretIndexName(hash)));
-      await ignoreNotFound(tx.resources.delete(ctx, record.name));
+      await ignoreNotFound(tx.resources.delete(ctx, record.name, expectedEtag));
       await publishPrincipalChange(ctx, tx.outbox, { keyHash: hash });
     });
     this.cache.forgetKey(hash);
@@ -258,13 +261,14 @@ async function ignoreNotFound(work: Promise<void>): Promise<void> {
   }
 }
 
-function toInfo(data: JsonObject): ApiKeyInfo {
+function toInfo({ data, etag }: StoredResource): ApiKeyInfo {
   return {
     keyId: String(data.keyId),
     ...(typeof data.displayName === 'string' ? { displayName: data.displayName } : {}),
     prefix: String(data.prefix),
     createTime: String(data.createTime),
     ...(typeof data.expireTime === 'string' ? { expireTime: data.expireTime } : {}),
+    etag,
   };
 }
 

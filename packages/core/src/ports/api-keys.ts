@@ -8,6 +8,8 @@ export interface ApiKeyInfo {
   readonly prefix: string;
   readonly createTime: string;
   readonly expireTime?: string;
+  /** AIP-154 version of the key's record; send it back on delete to revoke only this version. */
+  readonly etag: string;
 }
 
 /** Answer of create: the only time `key` (the secret) is ever shown. */
@@ -29,7 +31,11 @@ export interface ApiKeyPage {
 export interface ApiKeyManager {
   create(ctx: RequestContext, userName: string, body: unknown, options?: { secret?: string }): Promise<CreatedApiKey>;
   list(ctx: RequestContext, userName: string, params: { pageSize?: number; pageToken?: string }): Promise<ApiKeyPage>;
-  delete(ctx: RequestContext, userName: string, keyId: string): Promise<void>;
+  /**
+   * With `options.etag` (absent or `*`: no precondition) the key is revoked only while that etag is
+   * current, else ABORTED.
+   */
+  delete(ctx: RequestContext, userName: string, keyId: string, options?: { readonly etag?: string }): Promise<void>;
   /** Revokes every key of a user (called when the user is deleted). No authorization check: the caller decided. */
   revokeAll(ctx: RequestContext, userName: string): Promise<void>;
 }

@@ -19,7 +19,7 @@ function recordingApiKeys(requests: KeyRequest[]): ApiKeyManager {
   return {
     async create(_ctx, userName, _body, options = {}) {
       requests.push({ userName, ...(options.secret === undefined ? {} : { secret: options.secret }) });
-      return { keyId: `key-${requests.length}`, key: options.secret ?? 'generated', prefix: 'gen', createTime: new Date().toISOString() };
+      return { keyId: `key-${requests.length}`, key: options.secret ?? 'generated', prefix: 'gen', createTime: new Date().toISOString(), etag: String(requests.length) };
     },
     list: async () => ({ apiKeys: [], totalSize: 0 }),
     delete: async () => undefined,

@@ -52,7 +52,7 @@ export function describeApiKeyManagerContract(name: string, factory: () => Promi
       expect(created.key.startsWith(created.prefix)).toBe(true);
       expect(created.prefix.length).toBeLessThan(created.key.length - 8);
       const listed = await keys().list(admin, user('alice'), {});
-      expect(listed.apiKeys).toEqual([{ keyId: created.keyId, displayName: 'laptop', prefix: created.prefix, createTime: created.createTime }]);
+      expect(listed.apiKeys).toEqual([{ keyId: created.keyId, displayName: 'laptop', prefix: created.prefix, createTime: created.createTime, etag: created.etag }]);
       expect(JSON.stringify(listed)).not.toContain(created.key);
       expect((await auth().authenticate(system, created.key))?.userName).toBe(user('alice'));
     });
@@ -115,6 +115,26 @@ export function describeApiKeyManagerContract(name: string, factory: () => Promi
       expect(await auth().authenticate(system, created.key)).toBeUndefined();
       expect((await keys().list(admin, user('alice'), {})).totalSize).toBe(0);
       await rejected(keys().delete(admin, user('alice'), created.keyId), 'NOT_FOUND');
+    });
+
+    it('gives every key an etag (AIP-154); delete with a stale one is ABORTED and keeps the key, with the current one or * it deletes', async () => {
+      const { user, admin } = await account();
+      const created = await keys().create(admin, user('alice'), {});
+      expect(typeof created.etag).toBe('string');
+      expect(created.etag.length).toBeGreaterThan(0);
+      expect((await keys().list(admin, user('alice'), {})).apiKeys.map((k) => k.etag)).toEqual([created.etag]);
+      const other = await keys().create(admin, user('alice'), {});
+      expect(other.etag).not.toBe(created.etag);
+      for (const stale of [other.etag, '999999999999', 'not-a-version']) {
+        await rejected(keys().delete(admin, user('alice'), created.keyId, { etag: stale }), 'ABORTED');
+      }
+      expect((await auth().authenticate(system, created.key))?.userName).toBe(user('alice'));
+      expect((await keys().list(admin, user('alice'), {})).totalSize).toBe(2);
+      await keys().delete(admin, user('alice'), created.keyId, { etag: created.etag });
+      await keys().delete(admin, user('alice'), other.keyId, { etag: '*' });
+      expect(await auth().authenticate(system, created.key)).toBeUndefined();
+      expect((await keys().list(admin, user('alice'), {})).totalSize).toBe(0);
+      await rejected(keys().delete(admin, user('alice'), created.keyId, { etag: created.etag }), 'NOT_FOUND');
     });
 
     it('revokes every key of a user with revokeAll', async () => {

@@ -1,7 +1,7 @@
-import { timestampSchema, type ApiKeyManager, type JsonSchema } from '@berth/core';
+import { etagSchema, timestampSchema, type ApiKeyManager, type JsonSchema } from '@berth/core';
 import { queryNumber, queryString } from '../query.js';
 import type { RouteSpec } from '../route-spec.js';
-import { emptySchema } from './resource-routes.js';
+import { emptySchema, etagQueryParam, preconditionOf } from './resource-routes.js';
 
 const apiKeySchema: JsonSchema = {
   type: 'object',
@@ -12,6 +12,7 @@ const apiKeySchema: JsonSchema = {
     prefix: { type: 'string' },
     createTime: timestampSchema,
     expireTime: timestampSchema,
+    etag: etagSchema,
   },
 };
 
@@ -43,9 +44,10 @@ export function apiKeyRoutes(apiKeys: ApiKeyManager): RouteSpec[] {
     },
     {
       method: 'DELETE', path: `${base}/{key_id}`, tag: 'API keys', operationId: 'deleteApiKey', summary: 'Delete (revoke) an API key',
+      query: [etagQueryParam],
       response: emptySchema,
       handle: async (r) => {
-        await apiKeys.delete(r.ctx, userName(r.params), r.params.key_id!);
+        await apiKeys.delete(r.ctx, userName(r.params), r.params.key_id!, preconditionOf(r));
         return {};
       },
     },

@@ -54,11 +54,11 @@ export interface PreconditionOptions {
 }
 
 /** The etag a write must match: `undefined` when there is no precondition. */
-function preconditionEtag(etag: string | undefined): string | undefined {
+export function preconditionEtag(etag: string | undefined): string | undefined {
   return etag === undefined || etag === '' || etag === '*' ? undefined : etag;
 }
 
-function etagMismatch(name: string, etag: string): Error {
+export function etagMismatch(name: string, etag: string): Error {
   return aborted(`${name} has changed since it was read: etag "${etag}" is not current; read it again`, { reason: 'ETAG_MISMATCH' });
 }
 
