@@ -17,7 +17,7 @@ const batch = 500;
 /**
  * Reads the principal changes every instance publishes and makes this instance's identity cache forget
  * them. Each instance reads with a consumer of its own (`identity-cache:<uuid>`), from the start of the
- * retained outbox. Passes never overlap; after each complete pass the cache is told when it started,
+ * retained outbox, and removes it when it stops. Passes never overlap; after each complete pass the cache is told when it started,
  * and trusts its entries only while that is recent (see {@link IdentityCache.synced}).
  */
 export class PrincipalChangeFeed {
@@ -73,9 +73,16 @@ export class PrincipalChangeFeed {
     this.cache.synced(startedAtMs);
   }
 
+  /**
+   * Stops polling and removes this instance's consumer position from the outbox (its name is never
+   * used again). An instance that dies without stopping leaves its row behind (see docs/decisions.md).
+   */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+    await this.outbox.removeConsumer(systemContext('identity-cache'), this.consumer).catch((error: unknown) => {
+      this.logger.warn({ err: String(error), consumer: this.consumer }, 'removing the principal change feed consumer failed; its outbox position is left behind');
+    });
   }
 }

@@ -38,6 +38,10 @@ export class PgOutbox implements Outbox {
     return Number(rows[0]?.n ?? 0);
   }
 
+  async removeConsumer(_ctx: RequestContext, consumer: string): Promise<void> {
+    await run(this.db(), `DELETE FROM ${this.t.consumers} WHERE consumer = $1`, [consumer]);
+  }
+
   async ack(_ctx: RequestContext, consumer: string, sequence: number): Promise<void> {
     await run(
       this.db(),

@@ -141,6 +141,11 @@ export interface Outbox {
    * returns how many. Sequences of later events are unchanged.
    */
   prune(ctx: RequestContext, createdBefore: Date): Promise<number>;
+  /**
+   * Removes the consumer's position, for a consumer that will never read again (e.g. one named per
+   * process, when the process stops). An unknown consumer is ignored; a later poll reads from the start.
+   */
+  removeConsumer(ctx: RequestContext, consumer: string): Promise<void>;
 }
 
 /** Small values with optional expiry: idempotency records, rate-limit counters, settings. */

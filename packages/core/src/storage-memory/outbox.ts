@@ -47,6 +47,16 @@ export class MemoryOutbox implements Outbox {
     });
   }
 
+  removeConsumer(_ctx: RequestContext, consumer: string): Promise<void> {
+    return this.scope.write((undo) => {
+      const { positions } = this.state;
+      const previous = positions.get(consumer);
+      if (previous === undefined) return;
+      positions.delete(consumer);
+      undo?.push(() => positions.set(consumer, previous));
+    });
+  }
+
   ack(_ctx: RequestContext, consumer: string, sequence: number): Promise<void> {
     return this.scope.write((undo) => {
       const { positions } = this.state;

@@ -55,6 +55,7 @@ export class TransactionScopedStorage implements Storage {
       poll: (ctx, consumer, limit) => scope().outbox.poll(ctx, consumer, limit),
       ack: (ctx, consumer, sequence) => scope().outbox.ack(ctx, consumer, sequence),
       prune: (ctx, createdBefore) => scope().outbox.prune(ctx, createdBefore),
+      removeConsumer: (ctx, consumer) => scope().outbox.removeConsumer(ctx, consumer),
     };
   }
 

@@ -99,6 +99,20 @@ export function outboxTests(storage: StorageGetter): void {
       expect(await storage().outbox.poll(ctx, a, 10)).toEqual([]);
     });
 
+    it('removes a consumer: its position is gone, other consumers keep theirs, an unknown one is ignored', async () => {
+      const a = uid('c');
+      const b = uid('c');
+      const topic = uid('topic');
+      await storage().outbox.publish(ctx, topic, { i: 0 });
+      await drain(storage().outbox, a);
+      await drain(storage().outbox, b);
+      await storage().outbox.removeConsumer(ctx, a);
+      await storage().outbox.removeConsumer(ctx, uid('never-seen'));
+      // Without a position, `a` reads the retained outbox from the start again.
+      expect((await storage().outbox.poll(ctx, a, 100_000)).some((e) => e.topic === topic)).toBe(true);
+      expect(await storage().outbox.poll(ctx, b, 10)).toEqual([]);
+    });
+
     it('gives concurrent publishes distinct increasing sequences', async () => {
       const consumer = uid('c');
       await drain(storage().outbox, consumer);
