@@ -23,15 +23,16 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
   }
 }
 
-/** The storage with `queue.renew` a no-op: a worker whose heartbeats never arrive (a paused process). */
-function withoutRenewals(storage: Storage): Storage {
+/** The storage with some of its queue's operations replaced (the others pass through). */
+function withQueue(storage: Storage, replaced: Partial<JobQueue>): Storage {
   const queue: JobQueue = {
     enqueue: (c, r) => storage.queue.enqueue(c, r),
     claim: (c, q, w, l) => storage.queue.claim(c, q, w, l),
-    renew: async () => undefined,
+    renew: (c, id, a, l) => storage.queue.renew(c, id, a, l),
     complete: (c, id, a, r) => storage.queue.complete(c, id, a, r),
     fail: (c, id, a, e, t) => storage.queue.fail(c, id, a, e, t),
     get: (c, id) => storage.queue.get(c, id),
+    ...replaced,
   };
   return {
     resources: storage.resources,
@@ -41,6 +42,27 @@ function withoutRenewals(storage: Storage): Storage {
     kv: storage.kv,
     transaction: (c, work) => storage.transaction(c, work),
   };
+}
+
+/** The storage with `queue.renew` a no-op: a worker whose heartbeats never arrive (a paused process). */
+function withoutRenewals(storage: Storage): Storage {
+  return withQueue(storage, { renew: async () => undefined });
+}
+
+/** Waits for conditions over state the test changes: `until(check)` resolves once `check()` holds after a `changed()`. */
+class Events {
+  private waiters: { check: () => boolean; resolve: () => void }[] = [];
+
+  until(check: () => boolean): Promise<void> {
+    if (check()) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ check, resolve }));
+  }
+
+  changed(): void {
+    const ready = this.waiters.filter((waiter) => waiter.check());
+    this.waiters = this.waiters.filter((waiter) => !ready.includes(waiter));
+    for (const waiter of ready) waiter.resolve();
+  }
 }
 
 async function effectCount(storage: Storage, jobId: string): Promise<number> {
@@ -99,23 +121,60 @@ export function describeQueueWorkerScenarios(label: string, open: () => Promise<
     });
 
     it('renews the lease while a handler outlives it, so no other worker takes the job', async () => {
+      // Driven by events, not sleeps. The handler holds the job until the test releases it. Worker b
+      // starts once a has renewed 4 times (4 x leaseMs/3 > leaseMs: the first lease is over), and each
+      // of b's claims waits for a's next renewal, so every claim b makes meets a lease that only a
+      // renewal keeps current, and never races a heartbeat delayed by a loaded machine.
+      const leaseMs = 900;
+      const events = new Events();
       let runs = 0;
+      let renewals = 0;
+      let released = false;
+      let emptyClaimsByB = 0;
+      let takenByB = false;
       const handler = defineQueueHandler({
         queue: 'slow',
-        leaseMs: 150,
+        leaseMs,
         async handle() {
           runs++;
-          await sleep(600);
+          await events.until(() => released);
+        },
+      });
+      const renewing = withQueue(storage, {
+        renew: async (c, id, attempt, ms) => {
+          await storage.queue.renew(c, id, attempt, ms);
+          renewals++;
+          events.changed();
+        },
+      });
+      const afterARenewal = withQueue(storage, {
+        claim: async (c, queue, workerId, ms) => {
+          const seen = renewals;
+          await events.until(() => released || renewals > seen);
+          const claimed = await storage.queue.claim(c, queue, workerId, ms);
+          if (claimed !== undefined) takenByB = true;
+          else if (!released) emptyClaimsByB++;
+          events.changed();
+          return claimed;
         },
       });
       const job = await storage.queue.enqueue(ctx, { queue: 'slow', payload: null });
-      const a = pool([handler], { workerId: 'a' });
-      await waitFor(() => a.stats.claimed === 1, 5000, 'the first claim');
-      const b = pool([handler], { workerId: 'b' });
-      await waitFor(() => a.stats.completed === 1, 5000, 'completion');
-      expect(runs).toBe(1);
-      expect(b.stats.claimed).toBe(0);
-      expect(await storage.queue.get(ctx, job.id)).toMatchObject({ state: 'completed', attempt: 1 });
+      const a = pool([handler], { workerId: 'a', concurrency: 1 }, renewing);
+      try {
+        await events.until(() => renewals >= 4);
+        const b = pool([handler], { workerId: 'b', concurrency: 1 }, afterARenewal);
+        await events.until(() => takenByB || emptyClaimsByB >= 2);
+        expect(takenByB).toBe(false);
+        released = true;
+        events.changed();
+        await waitFor(() => a.stats.completed === 1, 10_000, 'completion');
+        expect(runs).toBe(1);
+        expect(b.stats.claimed).toBe(0);
+        expect(await storage.queue.get(ctx, job.id)).toMatchObject({ state: 'completed', attempt: 1 });
+      } finally {
+        released = true;
+        events.changed();
+      }
     });
 
     it('retries a failing job with backoff, then dead-letters it', async () => {
