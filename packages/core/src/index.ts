@@ -11,6 +11,7 @@ export * from './names/index.js';
 export * from './validation/index.js';
 export * from './listing/index.js';
 export * from './auth/permissions.js';
+export * from './api/index.js';
 export * from './resources/index.js';
 export * from './services/index.js';
 export * from './engine/index.js';

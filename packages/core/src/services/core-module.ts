@@ -1,13 +1,13 @@
 import { definePlugin, type GatewayPlugin, type LifecycleHook } from '../kernel/plugin.js';
 import {
   acceleratorRuntimesToken, apiKeyManagerToken, clockToken, configToken, idGeneratorToken, lifecycleHooksToken, loggerToken,
-  principalChangeListenersToken, servingAdvisorToken, storageToken,
+  servingAdvisorToken, storageToken,
 } from '../kernel/tokens.js';
 import {
   batchInferenceJobServiceToken, coreServicesToken, datasetFileServiceToken, datasetServiceToken, deployedModelServiceToken,
   deploymentDeletionGuardsToken, deploymentObserversToken, deploymentServiceToken, deploymentShapeServiceToken, gatewaySecretsToken,
   modelServiceToken, queueHandlersToken, reinforcementFineTuningJobServiceToken, resourceEnvironmentToken, servingLoadToken,
-  servingOptionsToken, userDeletionHooksToken, userServiceToken,
+  servingOptionsToken, userServiceToken,
 } from './tokens.js';
 import { optional } from '../kernel/token.js';
 import { systemContext } from '../kernel/request-context.js';
@@ -15,21 +15,15 @@ import { deploymentPurgeHandler } from '../resources/deployments/deployment-purg
 import { ResourceEnvironment } from '../resources/common/resource-environment.js';
 import { GatewaySecrets } from '../resources/common/secrets.js';
 import { permissiveServingAdvisor } from '../resources/common/sizing.js';
-import { ModelService } from '../resources/models/model-service.js';
-import { DatasetService } from '../resources/datasets/dataset-service.js';
 import { DatasetFileService } from '../resources/datasets/dataset-files.js';
-import { UserService } from '../resources/users/user-service.js';
-import { DeploymentShapeService } from '../resources/deployment-shapes/deployment-shape-service.js';
-import { DeploymentService } from '../resources/deployments/deployment-service.js';
-import { DeployedModelService } from '../resources/deployed-models/deployed-model-service.js';
 import { deployedModelLifecycle } from '../resources/deployed-models/deployed-model-lifecycle.js';
-import { BatchInferenceJobService } from '../resources/batch-inference-jobs/batch-inference-job-service.js';
-import { ReinforcementFineTuningJobService } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-service.js';
 import { recentTrafficDeletionGuard } from '../serving/deletion-guard.js';
 import { runtimeServingAdvisor } from '../serving/runtime-serving-advisor.js';
 import { registerServing } from './serving-bindings.js';
 import { resolveServingOptions } from '../serving/serving-options.js';
 import { bootstrapAccount } from './bootstrap.js';
+import { registerResourceModules } from '../api/resource-module.js';
+import { coreResourceModules } from './resource-modules.js';
 
 export const coreModuleId = 'core';
 
@@ -58,25 +52,8 @@ export function coreModule(): GatewayPlugin {
       });
 
       const env = [resourceEnvironmentToken, gatewaySecretsToken] as const;
-      binder.bind({ token: modelServiceToken, deps: env, factory: (e, s) => new ModelService(e, s) });
-      binder.bind({ token: datasetServiceToken, deps: env, factory: (e, s) => new DatasetService(e, s) });
+      registerResourceModules(binder, coreResourceModules);
       binder.bind({ token: datasetFileServiceToken, deps: [...env, datasetServiceToken], factory: (e, s, d) => new DatasetFileService(e, s, d) });
-      binder.bind({
-        token: userServiceToken,
-        deps: [...env, principalChangeListenersToken, userDeletionHooksToken],
-        factory: (e, s, listeners, hooks) => new UserService(e, s, listeners, hooks),
-      });
-      binder.bind({ token: deploymentShapeServiceToken, deps: [...env, servingAdvisorToken], factory: (e, s, a) => new DeploymentShapeService(e, s, a) });
-      binder.bind({ token: deployedModelServiceToken, deps: env, factory: (e, s) => new DeployedModelService(e, s) });
-      binder.bind({
-        token: deploymentServiceToken,
-        deps: [...env, servingAdvisorToken, deploymentDeletionGuardsToken, deploymentObserversToken, acceleratorRuntimesToken],
-        factory: (e, s, advisor, deletionGuards, observers, runtimes) =>
-          // The reconciler (started when runtimes exist) finishes deletions: DELETING → DELETED once replicas stop.
-          new DeploymentService(e, s, { advisor, deletionGuards, observers, reconciledDeletion: runtimes.length > 0 }),
-      });
-      binder.bind({ token: batchInferenceJobServiceToken, deps: env, factory: (e, s) => new BatchInferenceJobService(e, s) });
-      binder.bind({ token: reinforcementFineTuningJobServiceToken, deps: env, factory: (e, s) => new ReinforcementFineTuningJobService(e, s) });
 
       binder.contribute({
         token: deploymentDeletionGuardsToken,

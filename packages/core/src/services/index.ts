@@ -6,3 +6,4 @@ export * from './bootstrap.js';
 export * from './serving-bindings.js';
 export * from './serving-options-plugin.js';
 export * from './queue-workers-plugin.js';
+export * from './resource-modules.js';

@@ -5,3 +5,4 @@ export * from './dataset-rules.js';
 export * from './dataset-definition.js';
 export * from './dataset-service.js';
 export * from './dataset-files.js';
+export * from './dataset-api.js';

@@ -5,3 +5,4 @@ export * from './deployed-model-rules.js';
 export * from './deployed-model-definition.js';
 export * from './deployed-model-service.js';
 export * from './deployed-model-lifecycle.js';
+export * from './deployed-model-api.js';

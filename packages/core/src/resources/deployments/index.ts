@@ -5,3 +5,4 @@ export * from './deployment-rules.js';
 export * from './deployment-definition.js';
 export * from './deployment-service.js';
 export * from './deployment-purge.js';
+export * from './deployment-api.js';

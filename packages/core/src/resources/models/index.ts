@@ -4,3 +4,4 @@ export * from './model-state-machine.js';
 export * from './model-rules.js';
 export * from './model-definition.js';
 export * from './model-service.js';
+export * from './model-api.js';

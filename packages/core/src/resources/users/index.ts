@@ -5,3 +5,4 @@ export * from './user-rules.js';
 export * from './user-definition.js';
 export * from './user-service.js';
 
+export * from './user-api.js';

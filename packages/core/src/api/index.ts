@@ -1,0 +1,5 @@
+export * from './route-spec.js';
+export * from './query.js';
+export * from './resource-routes.js';
+export * from './resource-api.js';
+export * from './resource-module.js';

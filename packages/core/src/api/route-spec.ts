@@ -1,0 +1,61 @@
+import type { JsonSchema } from '../validation/schema-validator.js';
+import type { Permission } from '../auth/permissions.js';
+import type { RequestContext } from '../kernel/request-context.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface QueryParamSpec {
+  readonly name: string;
+  readonly type: 'string' | 'integer' | 'boolean';
+  readonly description: string;
+}
+
+export type QueryValues = Readonly<Record<string, string | number | boolean | undefined>>;
+
+export interface RouteRequest {
+  readonly ctx: RequestContext;
+  /** Path parameters by their OpenAPI names (`account_id`, `model_id`). */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: QueryValues;
+  readonly body: unknown;
+  /** Origin of the request as the client sees it (`http://host:port`), for URLs the answer carries. */
+  readonly baseUrl: string;
+  /** `If-Match` (AIP-154 etag), quotes stripped, `*` kept. */ readonly ifMatch?: string | undefined;
+}
+
+/**
+ * One operation of the HTTP API, as data: the transport registers it and the OpenAPI document is
+ * generated from the same table, so the two cannot drift apart.
+ */
+export interface RouteSpec {
+  readonly method: HttpMethod;
+  /** OpenAPI path, e.g. `/v1/accounts/{account_id}/deployments/{deployment_id}:scale`. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly tag: string;
+  readonly query?: readonly QueryParamSpec[];
+  readonly requestBody?: JsonSchema;
+  readonly response: JsonSchema;
+  /**
+   * What the caller needs on the path's `{account_id}`, checked before the query and the body are
+   * (a caller without it gets 403, never a 400 about its input). Routes with an `{account_id}` and no
+   * permission still get the account check.
+   */
+  readonly permission?: Permission;
+  handle(request: RouteRequest): Promise<unknown>;
+}
+
+export const readMaskParam: QueryParamSpec = {
+  name: 'readMask',
+  type: 'string',
+  description: 'Comma-separated fields to return; empty or "*" returns all fields.',
+};
+
+export const listParams: readonly QueryParamSpec[] = [
+  { name: 'pageSize', type: 'integer', description: 'Maximum items per page: default 50, values above 200 are coerced to 200.' },
+  { name: 'pageToken', type: 'string', description: 'Token from a previous list call; all other parameters must be unchanged.' },
+  { name: 'filter', type: 'string', description: 'AIP-160 filter, e.g. `state = READY AND create_time > "2026-01-01T00:00:00Z"`.' },
+  { name: 'orderBy', type: 'string', description: 'Comma-separated fields, each optionally followed by " desc"; default create_time.' },
+  readMaskParam,
+];
