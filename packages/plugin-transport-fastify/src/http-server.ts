@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { berth, type BerthPluginOptions } from './berth-plugin.js';
-import { clientErrorHandler, frameworkErrorHandler } from './server-errors.js';
+import { answerUnavailableWhileClosing, clientErrorHandler, frameworkErrorHandler } from './server-errors.js';
 
 /**
  * Timeouts of a standalone server (milliseconds; 0 disables one). Chosen so that a slow or idle client
@@ -53,7 +53,7 @@ function requestIdGenerator(): () => string {
  * A standalone Fastify server for a started gateway: the {@link berth} plugin, plus the server-wide
  * settings a host would otherwise own: request ids (`X-Request-Id` kept when well-formed), router
  * limits, timeouts, and the gateway's error format for failures that happen before routing (malformed
- * URLs, over-long path segments, header overflow, bad HTTP, request timeouts).
+ * URLs, over-long path segments, header overflow, bad HTTP, request timeouts, requests arriving while it closes).
  */
 export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const { prefix = '', timeouts = {}, maxHeaderBytes, ...plugin } = options;
@@ -77,7 +77,9 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     requestTimeout: t.requestMs,
     keepAliveTimeout: t.keepAliveMs,
     connectionTimeout: t.idleMs,
+    return503OnClosing: false,
   });
+  answerUnavailableWhileClosing(app, prefix);
   void app.register(berth, { ...plugin, prefix });
   return app;
 }

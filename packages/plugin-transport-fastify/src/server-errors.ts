@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { Code, GatewayError, invalidArgument } from '@berth/core';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Code, GatewayError, invalidArgument, unavailable } from '@berth/core';
 import { renderError, surfaceOf, type Surface } from './errors.js';
 
 /**
@@ -70,4 +70,25 @@ export function clientErrorHandler(prefix: string) {
     }
     socket.destroy(error);
   };
+}
+
+/**
+ * Replaces Fastify's own 503 body while the server closes (`return503OnClosing`, which must be off):
+ * from the start of `close()`, requests that still arrive (pipelined, or on a busy keep-alive
+ * connection) answer UNAVAILABLE in their surface's format, before any authentication or handler runs.
+ * Fastify adds `Connection: close` to them.
+ */
+export function answerUnavailableWhileClosing(app: FastifyInstance, prefix: string): void {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!closing) return done();
+    const url = request.raw.url ?? '/';
+    const failure = unavailable('the server is shutting down; retry the request');
+    const { status, body } = renderError(failure, surfaceOf(url.startsWith(prefix) ? url.slice(prefix.length) : url));
+    void reply.code(status).header('x-request-id', request.id).send(body);
+  });
 }
