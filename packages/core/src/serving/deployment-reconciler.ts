@@ -1,98 +1,31 @@
 import { Code, isGatewayError, toGatewayError } from '../errors/index.js';
-import type { Clock } from '../ports/clock.js';
-import type { GatewayLogger } from '../ports/logger.js';
-import type { Storage } from '../ports/storage.js';
 import { assertTransition } from '../resources/common/state-machine.js';
-import type { DeployedModelService } from '../resources/deployed-models/deployed-model-service.js';
 import type { DeploymentState } from '../resources/deployments/deployment-schema.js';
-import type { DeploymentChange, DeploymentService } from '../resources/deployments/deployment-service.js';
+import type { DeploymentChange } from '../resources/deployments/deployment-service.js';
 import { deploymentStateMachine } from '../resources/deployments/deployment-state-machine.js';
 import { findRuntime } from '../runtime/accelerator-runtime.js';
-import { servedModelId } from '../runtime/replica-spec.js';
-import { autoscalingSettingsOf, decideReplicaCount, type AutoscalerState } from './autoscaler.js';
+import { autoscalingSettingsOf, decideReplicaCount } from './autoscaler.js';
 import { parseReplicaId, replicaGeneration, replicaIdFor, replicaSpecOf } from './replica-naming.js';
-import type { ResolvedServingOptions } from './serving-options.js';
-import type { ServingLoad } from './serving-load.js';
 import { systemContext, type RequestContext } from '../contracts/request-context.js';
 import type { JsonObject } from '../contracts/json.js';
 import type { AcceleratorRuntime } from '../ports/accelerator-runtime.js';
-import type { Provisioner, ReplicaHandle, ReplicaPhase, ReplicaPhaseEvent, ReplicaSpec } from '../ports/provisioner.js';
+import type { Provisioner, ReplicaHandle, ReplicaPhaseEvent, ReplicaSpec } from '../ports/provisioner.js';
 
-/** Key-value entry listing the deployments the reconciler manages, so a restart finds them again. */
-export const servingIndexKey = 'berth:serving:deployments';
+import {
+  isFatalStartError,
+  phaseRank,
+  servingIndexKey,
+  StaleRead,
+  type DeploymentReconcilerDependencies,
+  type DeploymentView,
+  type Managed,
+  type TrackedReplica,
+  type TrackedReplicaInfo,
+} from './reconciler-model.js';
+import { deploymentView, trackedReplicas } from './reconciler-views.js';
 
-/** A ready replica that may take requests. */
-export interface ServingReplica {
-  readonly replicaId: string;
-  readonly endpoint: string;
-  readonly servedModelId: string;
-}
-
-/** What request routing needs to know of a deployment, as the reconciler last saw it. */
-export interface DeploymentView {
-  readonly state: DeploymentState;
-  readonly enableSessionAffinity: boolean;
-  /** Ready replicas that take requests (draining ones excluded), of any generation. */
-  readonly ready: readonly ServingReplica[];
-}
-
-/** One replica as the reconciler tracks it (for tests and diagnostics). */
-export interface TrackedReplicaInfo {
-  readonly replicaId: string;
-  readonly generation: string;
-  readonly index: number;
-  readonly phase: ReplicaPhase;
-  readonly draining: boolean;
-}
-
-export interface DeploymentReconcilerDependencies {
-  readonly runtimes: readonly AcceleratorRuntime[];
-  readonly deployments: DeploymentService;
-  readonly deployedModels: DeployedModelService;
-  readonly storage: Storage;
-  readonly clock: Clock;
-  readonly logger: GatewayLogger;
-  readonly load: ServingLoad;
-  readonly options: ResolvedServingOptions;
-}
-
-interface TrackedReplica {
-  readonly handle: ReplicaHandle;
-  readonly provisioner: Provisioner;
-  readonly generation: string;
-  readonly index: number;
-  unsubscribe: () => void;
-  draining: boolean;
-  drainDeadline: number;
-  /** Stop requested by the reconciler: its end is not a failure. */
-  stopping: boolean;
-}
-
-interface Managed {
-  readonly name: string;
-  readonly replicas: Map<string, TrackedReplica>;
-  /** Replica failures since a replica was last ready. */
-  failures: number;
-  lastFailure: string | undefined;
-  /** Earliest time (Date.now) a replacement may start. */
-  nextStartAt: number;
-  retryTimer: ReturnType<typeof setTimeout> | undefined;
-  autoscaler: AutoscalerState;
-  /** A FAILED deployment was updated or scaled: try again. */
-  retryRequested: boolean;
-  /** Deployment state the deployed-model records were last brought in line with. */
-  syncedState: string | undefined;
-  recordsDirty: boolean;
-  data: JsonObject | undefined;
-  spec: { readonly key: string; readonly spec: ReplicaSpec; readonly generation: string } | undefined;
-}
-
-/** Thrown inside a mutation when the stored deployment moved on since it was read; the pass is redone. */
-class StaleRead extends Error {}
-
-const phaseRank: Record<ReplicaPhase, number> = { pending_scheduling: 0, downloading: 1, initializing: 2, ready: 3, failed: -1, stopped: -1 };
-
-const isFatalStartError = (code: Code) => code === Code.INVALID_ARGUMENT || code === Code.FAILED_PRECONDITION;
+export { servingIndexKey } from './reconciler-model.js';
+export type { DeploymentReconcilerDependencies, DeploymentView, ServingReplica, TrackedReplicaInfo } from './reconciler-model.js';
 
 /**
  * Drives deployments towards their desired state with the installed runtimes' provisioners.
@@ -223,28 +156,12 @@ export class DeploymentReconciler {
 
   /** The deployment as routing sees it; undefined before the reconciler has read it. */
   view(name: string): DeploymentView | undefined {
-    const m = this.managed.get(name);
-    if (!m?.data) return undefined;
-    const ready: ServingReplica[] = [];
-    for (const replica of m.replicas.values()) {
-      const status = replica.handle.status();
-      if (status.phase !== 'ready' || replica.draining || replica.stopping || !status.endpoint) continue;
-      ready.push({ replicaId: replica.handle.replicaId, endpoint: status.endpoint, servedModelId: servedModelId(replica.handle.spec) });
-    }
-    return { state: m.data.state as DeploymentState, enableSessionAffinity: m.data.enableSessionAffinity === true, ready };
+    return deploymentView(this.managed.get(name));
   }
 
   /** Replicas the reconciler tracks for a deployment. */
   replicasOf(name: string): TrackedReplicaInfo[] {
-    const m = this.managed.get(name);
-    if (!m) return [];
-    return [...m.replicas.values()].map((r) => ({
-      replicaId: r.handle.replicaId,
-      generation: r.generation,
-      index: r.index,
-      phase: r.handle.status().phase,
-      draining: r.draining,
-    }));
+    return trackedReplicas(this.managed.get(name));
   }
 
   /** Calls `listener` when a deployment's replicas or state change; returns the function that removes it. */
