@@ -1,8 +1,6 @@
 import { Code, isGatewayError, toGatewayError } from '../errors/index.js';
-import { assertTransition } from '../resources/common/state-machine.js';
 import type { DeploymentState } from '../resources/deployments/deployment-schema.js';
 import type { DeploymentChange } from '../resources/deployments/deployment-service.js';
-import { deploymentStateMachine } from '../resources/deployments/deployment-state-machine.js';
 import { findRuntime } from '../runtime/accelerator-runtime.js';
 import { autoscalingSettingsOf, decideReplicaCount } from './autoscaler.js';
 import { parseReplicaId, replicaGeneration, replicaIdFor, replicaSpecOf } from './replica-naming.js';
@@ -23,6 +21,7 @@ import {
   type TrackedReplicaInfo,
 } from './reconciler-model.js';
 import { deploymentView, trackedReplicas } from './reconciler-views.js';
+import { syncDeployedModelRecords, writeDeploymentStatus, type StatusChange } from './reconciler-status.js';
 
 export { servingIndexKey } from './reconciler-model.js';
 export type { DeploymentReconcilerDependencies, DeploymentView, ServingReplica, TrackedReplicaInfo } from './reconciler-model.js';
@@ -523,73 +522,14 @@ export class DeploymentReconciler {
     await this.syncRecords(ctx, m, 'FAILED');
   }
 
-  /**
-   * Writes replica counts (always recomputed) and an optional state change (`status: null` clears it), only
-   * when something differs; the stored state must still be `expected`.
-   */
-  private async write(
-    ctx: RequestContext,
-    m: Managed,
-    expected: DeploymentState,
-    change: { state?: DeploymentState; status?: { code: string; message: string } | null },
-  ): Promise<void> {
-    const counts = { pending_scheduling: 0, downloading: 0, initializing: 0, ready: 0 };
-    let replicaCount = 0;
-    for (const replica of m.replicas.values()) {
-      const phase = replica.handle.status().phase;
-      if (phase === 'failed' || phase === 'stopped') continue;
-      replicaCount += 1;
-      counts[phase] += 1;
-    }
-    const replicaStats = {
-      pendingSchedulingReplicaCount: counts.pending_scheduling,
-      downloadingModelReplicaCount: counts.downloading,
-      initializingReplicaCount: counts.initializing,
-      readyReplicaCount: counts.ready,
-    };
-    const data = m.data;
-    const same =
-      data !== undefined &&
-      change.state === undefined &&
-      change.status === undefined &&
-      data.replicaCount === replicaCount &&
-      JSON.stringify(data.replicaStats) === JSON.stringify(replicaStats);
-    if (same) return;
-    try {
-      m.data = await this.deps.deployments.resources.mutate(ctx, m.name, (previous) => {
-        if (previous.state !== expected) throw new StaleRead();
-        const next: JsonObject = { ...previous, replicaCount, replicaStats };
-        if (change.state !== undefined && change.state !== expected) {
-          assertTransition(deploymentStateMachine, expected, change.state);
-          next.state = change.state;
-          if (change.state === 'DELETED') next.desiredReplicaCount = 0;
-        }
-        if (change.status === null) delete next.status;
-        else if (change.status !== undefined) next.status = change.status;
-        return next;
-      });
-      if (change.state !== undefined && change.state !== expected) {
-        this.deps.logger.info({ deployment: m.name, from: expected, to: change.state }, 'deployment state changed');
-        this.emit(m.name);
-      }
-    } catch (error) {
-      if (isGatewayError(error) && error.code === Code.NOT_FOUND) {
-        this.again.add(m.name);
-        return;
-      }
-      throw error;
-    }
+  /** {@link writeDeploymentStatus}, then announces a state change, or redoes the pass when the deployment is gone. */
+  private async write(ctx: RequestContext, m: Managed, expected: DeploymentState, change: StatusChange): Promise<void> {
+    const outcome = await writeDeploymentStatus(ctx, this.deps, m, expected, change);
+    if (outcome === 'state-changed') this.emit(m.name);
+    else if (outcome === 'gone') this.again.add(m.name);
   }
 
   private async syncRecords(ctx: RequestContext, m: Managed, state: string): Promise<void> {
-    if (m.syncedState === state && !m.recordsDirty) return;
-    m.recordsDirty = false;
-    try {
-      await this.deps.deployedModels.syncWithDeployment(ctx, m.name);
-      m.syncedState = state;
-    } catch (error) {
-      m.recordsDirty = true;
-      this.deps.logger.warn({ err: String(error), deployment: m.name }, 'cannot update deployed models');
-    }
+    await syncDeployedModelRecords(ctx, this.deps, m, state);
   }
 }
