@@ -1,8 +1,7 @@
-import { Code, isGatewayError, toGatewayError } from '../errors/index.js';
+import { Code, toGatewayError } from '../errors/index.js';
 import type { DeploymentState } from '../resources/deployments/deployment-schema.js';
 import type { DeploymentChange } from '../resources/deployments/deployment-service.js';
 import { findRuntime } from '../runtime/accelerator-runtime.js';
-import { autoscalingSettingsOf, decideReplicaCount } from './autoscaler.js';
 import { parseReplicaId, replicaGeneration, replicaIdFor, replicaSpecOf } from './replica-naming.js';
 import { systemContext, type RequestContext } from '../contracts/request-context.js';
 import type { JsonObject } from '../contracts/json.js';
@@ -21,6 +20,7 @@ import {
   type TrackedReplicaInfo,
 } from './reconciler-model.js';
 import { deploymentView, trackedReplicas } from './reconciler-views.js';
+import { applyAutoscaling } from './reconciler-autoscaling.js';
 import { syncDeployedModelRecords, writeDeploymentStatus, type StatusChange } from './reconciler-status.js';
 
 export { servingIndexKey } from './reconciler-model.js';
@@ -43,7 +43,7 @@ export type { DeploymentReconcilerDependencies, DeploymentView, ServingReplica, 
  *   of a FAILED deployment retries (FAILED → UPDATING).
  * - DELETING: replicas drain and stop, then DELETING → DELETED; records of deployed models go with it.
  * - Removed replicas drain first: they take no new requests and stop once idle or after drainTimeoutMs.
- * - desiredReplicaCount is the autoscaler's ({@link decideReplicaCount}); replicaCount and replicaStats are
+ * - desiredReplicaCount is the autoscaler's (`decideReplicaCount`, applied by reconciler-autoscaling.ts); replicaCount and replicaStats are
  *   written whenever they change. Every write is an etag-checked mutation that re-checks the state it
  *   decided on, and every state change goes through `assertTransition`.
  *
@@ -489,30 +489,9 @@ export class DeploymentReconciler {
   }
 
   private async autoscale(ctx: RequestContext, m: Managed, data: JsonObject, state: DeploymentState): Promise<number> {
-    const settings = autoscalingSettingsOf(data, this.deps.options.defaultConcurrentRequestsTarget);
-    const stored = typeof data.desiredReplicaCount === 'number' ? data.desiredReplicaCount : Math.min(Math.max(settings.minReplicaCount, 1), settings.maxReplicaCount);
-    const decision = decideReplicaCount(
-      settings,
-      { nowMs: this.deps.clock.now().getTime(), desired: stored, load: this.deps.load.sample(m.name) },
-      m.autoscaler,
-    );
-    m.autoscaler = decision.state;
-    if (decision.desired === stored) return stored;
-    try {
-      m.data = await this.deps.deployments.resources.mutate(ctx, m.name, (previous) => {
-        if (previous.state !== state || previous.desiredReplicaCount !== data.desiredReplicaCount) throw new StaleRead();
-        return { ...previous, desiredReplicaCount: decision.desired };
-      });
-      this.deps.logger.info({ deployment: m.name, from: stored, to: decision.desired, reason: decision.reason }, 'autoscaled');
-      return decision.desired;
-    } catch (error) {
-      m.autoscaler = { ...m.autoscaler, observedDesired: stored };
-      if (error instanceof StaleRead || (isGatewayError(error) && error.code === Code.NOT_FOUND)) {
-        this.again.add(m.name);
-        return stored;
-      }
-      throw error;
-    }
+    const { desired, redo } = await applyAutoscaling(ctx, this.deps, m, data, state);
+    if (redo) this.again.add(m.name);
+    return desired;
   }
 
   private async failDeployment(ctx: RequestContext, m: Managed, state: DeploymentState, code: Code, message: string): Promise<void> {
