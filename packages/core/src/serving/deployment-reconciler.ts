@@ -2,7 +2,7 @@ import { Code, toGatewayError } from '../errors/index.js';
 import type { DeploymentState } from '../resources/deployments/deployment-schema.js';
 import type { DeploymentChange } from '../resources/deployments/deployment-service.js';
 import { findRuntime } from '../runtime/accelerator-runtime.js';
-import { parseReplicaId, replicaGeneration, replicaIdFor, replicaSpecOf } from './replica-naming.js';
+import { parseReplicaId, replicaIdFor } from './replica-naming.js';
 import { systemContext, type RequestContext } from '../contracts/request-context.js';
 import type { JsonObject } from '../contracts/json.js';
 import type { AcceleratorRuntime } from '../ports/accelerator-runtime.js';
@@ -20,6 +20,7 @@ import {
   type TrackedReplicaInfo,
 } from './reconciler-model.js';
 import { deploymentView, trackedReplicas } from './reconciler-views.js';
+import { desiredReplicaSpec } from './reconciler-desired-spec.js';
 import { applyAutoscaling } from './reconciler-autoscaling.js';
 import { syncDeployedModelRecords, writeDeploymentStatus, type StatusChange } from './reconciler-status.js';
 
@@ -479,14 +480,10 @@ export class DeploymentReconciler {
     return undefined;
   }
 
-  private async specFor(ctx: RequestContext, m: Managed, data: JsonObject): Promise<{ spec: ReplicaSpec; generation: string }> {
-    const key = JSON.stringify([replicaSpecOf(data), data.placement, data.enableMtp]);
-    if (m.spec?.key === key) return m.spec;
-    const base = await this.deps.storage.resources.get(ctx, String(data.baseModel));
-    const spec = replicaSpecOf(data, base?.data);
-    m.spec = { key, spec, generation: replicaGeneration(spec, data) };
-    return m.spec;
+  private specFor(ctx: RequestContext, m: Managed, data: JsonObject): Promise<{ spec: ReplicaSpec; generation: string }> {
+    return desiredReplicaSpec(ctx, this.deps.storage, m, data);
   }
+
 
   private async autoscale(ctx: RequestContext, m: Managed, data: JsonObject, state: DeploymentState): Promise<number> {
     const { desired, redo } = await applyAutoscaling(ctx, this.deps, m, data, state);
