@@ -84,6 +84,13 @@ export const berth: FastifyPluginCallback<BerthPluginOptions> = (app, options, d
   }
 };
 
+/** The request property holding the resolved route (a symbol: nothing visible outside Berth's scope). */
+const resolvedRouteKey = Symbol('berth.route');
+
+interface RequestWithRoute {
+  [resolvedRouteKey]: { spec: RouteSpec | undefined; params: Record<string, string> } | null;
+}
+
 function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void {
   const { gateway } = options;
   const prefix = app.prefix;
@@ -129,6 +136,8 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
     done();
   });
 
+  // The route a request resolved to, found once in `preParsing` and read again by the handler.
+  app.decorateRequest(resolvedRouteKey as unknown as string, null);
   const grouped = new Map<string, { method: RouteSpec['method']; route: string; byAction: Map<string | undefined, RouteSpec> }>();
   for (const spec of routes) {
     const { route, action } = fastifyPathOf(spec.path);
@@ -170,7 +179,9 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
       // caller without rights learns nothing from validation errors (and costs no parse).
       preParsing: (request: FastifyRequest, _reply: FastifyReply, payload, done) => {
         try {
-          const { spec, params } = resolve(request);
+          const resolved = resolve(request);
+          (request as unknown as RequestWithRoute)[resolvedRouteKey] = resolved;
+          const { spec, params } = resolved;
           const accountId = params.account_id;
           if (spec && accountId !== undefined) {
             const caller = { requestId: request.id, principal: auth.principalOf(request) };
@@ -186,7 +197,7 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
       // promise for Fastify to wrap. Every failure still reaches the error handler.
       handler: (request: FastifyRequest, reply: FastifyReply) => {
         try {
-          const { spec, params } = resolve(request);
+          const { spec, params } = (request as unknown as RequestWithRoute)[resolvedRouteKey] ?? resolve(request);
           if (!spec) throw notFound(`${request.method} ${pathOf(request)}`);
           serve(request, reply, spec, params, auth.principalOf(request));
         } catch (error) {
