@@ -104,7 +104,8 @@ export class ResourceService {
   private readonly validateMaskedPatch: InputValidator;
   /** The masked top-level fields of a merged PATCH result: nested `required` apply again. */
   private readonly validateMerged: InputValidator;
-  readonly topLevelFields: readonly string[];
+  /** Each top-level field's position in the schema (answers list fields in this order). */
+  private readonly fieldPositions: ReadonlyMap<string, number>;
   /** `<collection>.<verb>` for each verb, built once (authorization runs on every call). */
   private readonly permissions: Readonly<Record<Verb, Permission>>;
 
@@ -121,7 +122,7 @@ export class ResourceService {
     this.validateInput = compileInputValidator(definition.schema, outputOnly, definition.singular);
     this.validateMaskedPatch = compileInputValidator(withoutRequired(definition.schema, true), outputOnly, definition.singular);
     this.validateMerged = compileInputValidator(withoutRequired(definition.schema, false), outputOnly, definition.singular);
-    this.topLevelFields = Object.keys((definition.schema as { properties: object }).properties);
+    this.fieldPositions = new Map(Object.keys((definition.schema as { properties: object }).properties).map((field, i) => [field, i]));
     const { collection } = definition;
     this.permissions = {
       get: `${collection}.get`, list: `${collection}.list`, create: `${collection}.create`,
@@ -330,11 +331,19 @@ export class ResourceService {
     return this.ordered(rest);
   }
 
-  /** Orders keys as the schema declares them, so answers read the same every time. */
+  /**
+   * Orders keys as the schema declares them (keys the schema does not declare last, as they came), so
+   * answers read the same every time. It sorts the record's own keys rather than probing every schema
+   * field: a record has a few of a schema's dozens of fields, and a probe for an absent key is slow on
+   * an object built by spreads (measured: 7.0 µs against 2.2 µs for a model with 100 deployedModelRefs).
+   */
   ordered(record: JsonObject): JsonObject {
+    const positions = this.fieldPositions;
+    const unknown = positions.size;
+    const keys = Object.keys(record).filter((key) => record[key] !== undefined);
+    keys.sort((a, b) => (positions.get(a) ?? unknown) - (positions.get(b) ?? unknown));
     const out: JsonObject = {};
-    for (const key of this.topLevelFields) if (record[key] !== undefined) out[key] = record[key]!;
-    for (const [key, value] of Object.entries(record)) if (!(key in out) && value !== undefined) out[key] = value;
+    for (const key of keys) out[key] = record[key]!;
     return out;
   }
 }

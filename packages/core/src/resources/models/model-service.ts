@@ -59,8 +59,10 @@ export class ModelService {
       orderBy: deployedModelOrder,
       pageSize: 200,
     });
-    const body = this.resources.withEtag(stored);
-    const data = result.items.length > 0 ? this.resources.ordered({ ...body, deployedModelRefs: result.items.map(deployedModelRef) }) : body;
+    // One spread, not a spread of `withEtag`'s result: a record spread twice is slow to read (see `ordered`).
+    const data = result.items.length > 0
+      ? this.resources.ordered({ ...stored.data, etag: stored.etag, deployedModelRefs: result.items.map(deployedModelRef) })
+      : this.resources.withEtag(stored);
     return this.resources.mask(data, readMask);
   }
 
