@@ -20,8 +20,9 @@ export interface MemoryStorageOptions {
  * Transactions hold one mutex for their whole duration and keep an undo log that is replayed if the
  * work throws. Writes made outside a transaction wait for the mutex, so a rollback never overwrites them.
  * Reads do not wait, and may see a running transaction's writes (read-uncommitted): acceptable for the
- * single-process store this is. A write through the root store made inside a transaction's work runs
- * at once and is not rolled back (like a write on another connection of a database).
+ * single-process store this is. Like a database with a single connection, it keeps no ambient
+ * (async-context) state: a root write, or a second transaction, made from inside a transaction's work
+ * waits for that transaction to end. Work writes through the transaction it is handed.
  */
 export class MemoryStorage implements Storage {
   readonly resources: ResourceStore;

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { AsyncMutex } from './async-mutex.js';
 
 /** Undo actions of a transaction, replayed newest first on rollback. */
@@ -15,43 +14,32 @@ export interface WriteScope {
 
 /**
  * One transaction at a time, under an async mutex, each with an undo log replayed if its work throws.
- * A transaction opened inside another one's work joins it: its undo log goes to the outer one on
- * success, so the outer rollback undoes it too.
+ *
+ * Like a database with one connection, and with no ambient (async-context) state: a write through the
+ * root stores waits until the open transaction ends, and so does a second `transaction(...)`. Work
+ * inside a transaction therefore writes through the transaction it was handed; opening another one on
+ * the same storage from inside that work waits for itself. Core code joins an open transaction
+ * explicitly (`TransactionScopedStorage` routes calls made with the context a transaction hands its work).
  */
 export class MemoryTransactions {
   private readonly mutex = new AsyncMutex();
-  /** The undo log of the transaction the current async call chain runs in, if any. */
-  private readonly current = new AsyncLocalStorage<UndoLog>();
 
-  /**
-   * The scope of the root stores: a write waits for the mutex, except inside a transaction's work,
-   * where it runs at once and is not rolled back (like a write on another connection of a database).
-   */
+  /** The scope of the root stores: every write waits for the mutex. */
   readonly root: WriteScope = {
-    write: async (change) => {
-      if (this.current.getStore() !== undefined) return change(undefined);
-      return this.mutex.run(() => change(undefined));
-    },
+    write: (change) => this.mutex.run(async () => change(undefined)),
   };
 
   /** Runs `work` in a transaction; `work` writes through stores built on the scope it receives. */
-  async run<T>(work: (scope: WriteScope) => Promise<T>): Promise<T> {
-    const outer = this.current.getStore();
-    if (outer !== undefined) return this.runWithUndo(work, outer);
-    return this.mutex.run(() => this.runWithUndo(work, undefined));
-  }
-
-  /** Runs `work` with its own undo log; a nested transaction hands its log to the outer one on success. */
-  private async runWithUndo<T>(work: (scope: WriteScope) => Promise<T>, outer: UndoLog | undefined): Promise<T> {
-    const undo: UndoLog = [];
-    const scope: WriteScope = { write: async (change) => change(undo) };
-    try {
-      const result = await this.current.run(undo, () => work(scope));
-      outer?.push(...undo);
-      return result;
-    } catch (error) {
-      for (let i = undo.length - 1; i >= 0; i--) undo[i]?.();
-      throw error;
-    }
+  run<T>(work: (scope: WriteScope) => Promise<T>): Promise<T> {
+    return this.mutex.run(async () => {
+      const undo: UndoLog = [];
+      const scope: WriteScope = { write: async (change) => change(undo) };
+      try {
+        return await work(scope);
+      } catch (error) {
+        for (let i = undo.length - 1; i >= 0; i--) undo[i]?.();
+        throw error;
+      }
+    });
   }
 }

@@ -246,7 +246,7 @@ export class ResourceService {
     const outputOnly = new Set(this.outputOnly);
     const paths = parseFieldMask(updateMask, this.definition.schema, 'updateMask')?.filter((p) => !outputOnly.has(p) && p !== 'name');
     const patch = paths === undefined ? this.validate(body ?? {}) : this.validateMaskedPatch(body ?? {});
-    return this.mutate(ctx, name, async (previous) => {
+    return this.mutate(ctx, name, async (previous, txCtx) => {
       const next = applyUpdateMask(previous, patch, paths);
       if (paths !== undefined) {
         // Nested objects touched by the mask must be complete once merged (e.g. peftDetails.baseModel).
@@ -265,7 +265,7 @@ export class ResourceService {
         if (top !== undefined && !path.includes('.') && previous[top] !== undefined) next[top] = previous[top];
       }
       next.name = name;
-      await this.definition.prepareUpdate?.(ctx, next, previous, this.env);
+      await this.definition.prepareUpdate?.(txCtx, next, previous, this.env);
       return next;
     }, etag === undefined ? {} : { etag });
   }
@@ -275,22 +275,24 @@ export class ResourceService {
    * `getForUpdate`: concurrent mutations of one resource run one after another, each on the result of
    * the previous (no lost update, no retry, no spurious ABORTED). With `options.etag` the change applies
    * only while that etag is current (ABORTED otherwise). `change` returns the new body (updateTime is
-   * set here); everything it reads through the environment's storage joins the transaction.
+   * set here). `change` gets the context bound to the transaction: what it reads through the
+   * environment's storage with that context joins the transaction. With a `ctx` already bound to an
+   * open transaction (see {@link TransactionScopedStorage}), the mutation joins it.
    */
   async mutate(
     ctx: RequestContext,
     name: string,
-    change: (previous: JsonObject) => Promise<JsonObject> | JsonObject,
+    change: (previous: JsonObject, txCtx: RequestContext) => Promise<JsonObject> | JsonObject,
     options: PreconditionOptions = {},
   ): Promise<JsonObject> {
     const expected = preconditionEtag(options.etag);
-    return this.env.storage.transaction(ctx, async (tx) => {
-      const current = await tx.resources.getForUpdate(ctx, name);
+    return this.env.storage.transaction(ctx, async (tx, txCtx) => {
+      const current = await tx.resources.getForUpdate(txCtx, name);
       if (!current) throw notFound(name);
       if (expected !== undefined && expected !== current.etag) throw etagMismatch(name, expected);
-      const next = await change(structuredClone(current.data));
+      const next = await change(structuredClone(current.data), txCtx);
       next.updateTime = this.env.nowIso();
-      return this.view(await tx.resources.update(ctx, name, this.toStore(next), current.etag));
+      return this.view(await tx.resources.update(txCtx, name, this.toStore(next), current.etag));
     });
   }
 

@@ -43,14 +43,19 @@ function recordingStorage(): { storage: Storage; txReads: string[] } {
 }
 
 describe('TransactionScopedStorage', () => {
-  it('routes calls made inside transaction(...) to the transaction, joins it when nested, and rolls back with it', async () => {
+  it('routes calls made with the context a transaction hands its work to that transaction, joins it when nested, and rolls back with it', async () => {
     const { storage, txReads } = recordingStorage();
     const scoped = TransactionScopedStorage.over(storage);
     expect(TransactionScopedStorage.over(scoped)).toBe(scoped);
     await expect(
-      scoped.transaction(ctx, async () => {
-        await scoped.resources.create(ctx, 'accounts/a/models/m', { name: 'accounts/a/models/m' });
-        await scoped.transaction(ctx, () => scoped.resources.get(ctx, 'accounts/a/models/m'));
+      scoped.transaction(ctx, async (_tx, txCtx) => {
+        await scoped.resources.create(txCtx, 'accounts/a/models/m', { name: 'accounts/a/models/m' });
+        await scoped.transaction(txCtx, (_inner, joined) => {
+          expect(joined).toBe(txCtx);
+          return scoped.resources.get(joined, 'accounts/a/models/m');
+        });
+        // The caller's own context is not bound: this read goes to the root store (the recorder does not see it).
+        await scoped.resources.get(ctx, 'accounts/a/models/m');
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
@@ -59,7 +64,16 @@ describe('TransactionScopedStorage', () => {
     expect(txReads).toHaveLength(1);
   });
 
-  it('sends work that outlives its transaction to the root store', async () => {
+  it('hands the work a context that reads through to the caller\'s', async () => {
+    const { storage } = recordingStorage();
+    const scoped = new TransactionScopedStorage(storage);
+    const signal = new AbortController().signal;
+    const caller: RequestContext = { requestId: 'r-1', principal: { userName: 'accounts/a/users/u', accountId: 'a', role: 'admin' }, signal, deadline: 42 };
+    const seen = await scoped.transaction(caller, async (_tx, txCtx) => ({ ...{ requestId: txCtx.requestId, principal: txCtx.principal, signal: txCtx.signal, deadline: txCtx.deadline }, same: txCtx === caller }));
+    expect(seen).toEqual({ requestId: 'r-1', principal: caller.principal, signal, deadline: 42, same: false });
+  });
+
+  it('sends calls made with a transaction\'s context after it ended to the root store', async () => {
     const { storage, txReads } = recordingStorage();
     const scoped = new TransactionScopedStorage(storage);
     let later: Promise<unknown> = Promise.resolve();
@@ -67,8 +81,8 @@ describe('TransactionScopedStorage', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    await scoped.transaction(ctx, async () => {
-      later = gate.then(() => scoped.resources.get(ctx, 'accounts/a/models/late'));
+    await scoped.transaction(ctx, async (_tx, txCtx) => {
+      later = gate.then(() => scoped.resources.get(txCtx, 'accounts/a/models/late'));
     });
     release();
     await expect(later).resolves.toBeUndefined();

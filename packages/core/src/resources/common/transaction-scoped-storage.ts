@@ -1,26 +1,58 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RequestContext } from '../../kernel/request-context.js';
 import type {
   BlobStore, JobQueue, KeyValueStore, Outbox, ResourceStore, Storage, StorageTransaction,
 } from '../../ports/storage.js';
 
-/** The transaction an async call chain runs in; `open` turns false once it committed or rolled back. */
+/** An open transaction; `open` turns false once it committed or rolled back. */
 interface OpenTransaction {
   readonly tx: StorageTransaction;
   open: boolean;
 }
 
 /**
- * A `Storage` view that routes resource, queue and outbox calls to the storage transaction the current
- * async call chain runs in (when there is one) and to the root store otherwise. It lets a
- * `ResourceService` run its read-check-write inside `transaction(...)` unchanged, so a check that
- * reads other records (e.g. "another admin exists") commits atomically with the write, and rules that
- * read storage while a transaction holds a connection never ask the pool for a second one (on a pool
- * of one connection, such as PGlite's, that would wait forever). Work that outlives its transaction
- * (a promise left running) falls back to the root store.
+ * The context a transaction hands its work: the caller's context (every field read through to it, so
+ * a lazily made signal stays the caller's), with an identity of its own that binds it to the transaction.
+ */
+class TransactionContext implements RequestContext {
+  constructor(private readonly outer: RequestContext) {}
+
+  get requestId(): string {
+    return this.outer.requestId;
+  }
+
+  get principal(): RequestContext['principal'] {
+    return this.outer.principal;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.outer.signal;
+  }
+
+  get deadline(): number | undefined {
+    return this.outer.deadline;
+  }
+}
+
+/** The work of a transaction: it gets the transaction and the context that joins it. */
+export type TransactionWork<T> = (tx: StorageTransaction, txCtx: RequestContext) => Promise<T>;
+
+/**
+ * A `Storage` view whose resource, queue and outbox calls join a transaction when they are made with
+ * the context that transaction handed its work. `transaction(ctx, work)` calls `work(tx, txCtx)`:
+ * `txCtx` is a new context (it reads everything through to `ctx`) bound to `tx`, so a call made with it
+ * anywhere below (a rule reading another record, a nested `transaction(txCtx, ...)`) runs in that
+ * transaction, and a call made with any other context runs on the root store.
+ *
+ * The binding is explicit, carried by the context each call already takes: no async-context state
+ * (an `AsyncLocalStorage` turns on promise hooks for the whole process, which every `await` pays for).
+ * It lets a `ResourceService` run its read-check-write in one transaction, so a check that reads
+ * other records (e.g. "another admin exists") commits atomically with the write, and rules that read
+ * while a transaction holds a connection never ask the pool for a second one (on a pool of one, such
+ * as PGlite's or the memory store's, that would wait forever). A context used after its transaction
+ * ended falls back to the root store.
  */
 export class TransactionScopedStorage implements Storage {
-  private readonly current = new AsyncLocalStorage<OpenTransaction>();
+  private readonly bound = new WeakMap<RequestContext, OpenTransaction>();
   readonly resources: ResourceStore;
   readonly queue: JobQueue;
   readonly outbox: Outbox;
@@ -31,31 +63,31 @@ export class TransactionScopedStorage implements Storage {
   }
 
   constructor(private readonly root: Storage) {
-    const scope = (): Pick<Storage, 'resources' | 'queue' | 'outbox'> => {
-      const running = this.current.getStore();
+    const scope = (ctx: RequestContext): Pick<Storage, 'resources' | 'queue' | 'outbox'> => {
+      const running = this.bound.get(ctx);
       return running?.open === true ? running.tx : root;
     };
     this.resources = {
-      create: (ctx, name, data) => scope().resources.create(ctx, name, data),
-      get: (ctx, name) => scope().resources.get(ctx, name),
-      update: (ctx, name, data, etag) => scope().resources.update(ctx, name, data, etag),
-      delete: (ctx, name, etag) => scope().resources.delete(ctx, name, etag),
-      list: (ctx, query) => scope().resources.list(ctx, query),
+      create: (ctx, name, data) => scope(ctx).resources.create(ctx, name, data),
+      get: (ctx, name) => scope(ctx).resources.get(ctx, name),
+      update: (ctx, name, data, etag) => scope(ctx).resources.update(ctx, name, data, etag),
+      delete: (ctx, name, etag) => scope(ctx).resources.delete(ctx, name, etag),
+      list: (ctx, query) => scope(ctx).resources.list(ctx, query),
     };
     this.queue = {
-      enqueue: (ctx, request) => scope().queue.enqueue(ctx, request),
-      claim: (ctx, queue, workerId, leaseMs) => scope().queue.claim(ctx, queue, workerId, leaseMs),
-      renew: (ctx, jobId, attempt, leaseMs) => scope().queue.renew(ctx, jobId, attempt, leaseMs),
-      complete: (ctx, jobId, attempt, result) => scope().queue.complete(ctx, jobId, attempt, result),
-      fail: (ctx, jobId, attempt, error, retryAt) => scope().queue.fail(ctx, jobId, attempt, error, retryAt),
-      get: (ctx, jobId) => scope().queue.get(ctx, jobId),
+      enqueue: (ctx, request) => scope(ctx).queue.enqueue(ctx, request),
+      claim: (ctx, queue, workerId, leaseMs) => scope(ctx).queue.claim(ctx, queue, workerId, leaseMs),
+      renew: (ctx, jobId, attempt, leaseMs) => scope(ctx).queue.renew(ctx, jobId, attempt, leaseMs),
+      complete: (ctx, jobId, attempt, result) => scope(ctx).queue.complete(ctx, jobId, attempt, result),
+      fail: (ctx, jobId, attempt, error, retryAt) => scope(ctx).queue.fail(ctx, jobId, attempt, error, retryAt),
+      get: (ctx, jobId) => scope(ctx).queue.get(ctx, jobId),
     };
     this.outbox = {
-      publish: (ctx, topic, payload) => scope().outbox.publish(ctx, topic, payload),
-      poll: (ctx, consumer, limit) => scope().outbox.poll(ctx, consumer, limit),
-      ack: (ctx, consumer, sequence) => scope().outbox.ack(ctx, consumer, sequence),
-      prune: (ctx, createdBefore) => scope().outbox.prune(ctx, createdBefore),
-      removeConsumer: (ctx, consumer) => scope().outbox.removeConsumer(ctx, consumer),
+      publish: (ctx, topic, payload) => scope(ctx).outbox.publish(ctx, topic, payload),
+      poll: (ctx, consumer, limit) => scope(ctx).outbox.poll(ctx, consumer, limit),
+      ack: (ctx, consumer, sequence) => scope(ctx).outbox.ack(ctx, consumer, sequence),
+      prune: (ctx, createdBefore) => scope(ctx).outbox.prune(ctx, createdBefore),
+      removeConsumer: (ctx, consumer) => scope(ctx).outbox.removeConsumer(ctx, consumer),
     };
   }
 
@@ -67,14 +99,19 @@ export class TransactionScopedStorage implements Storage {
     return this.root.kv;
   }
 
-  /** Runs `work` in a root transaction, or joins the one already running in this call chain. */
-  transaction<T>(ctx: RequestContext, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
-    const running = this.current.getStore();
-    if (running?.open === true) return work(running.tx);
+  /**
+   * Runs `work` in a root transaction and hands it a context bound to that transaction; with a context
+   * already bound to an open transaction, joins it (`work` gets the same transaction and context).
+   */
+  transaction<T>(ctx: RequestContext, work: TransactionWork<T>): Promise<T> {
+    const running = this.bound.get(ctx);
+    if (running?.open === true) return work(running.tx, ctx);
     return this.root.transaction(ctx, async (tx) => {
       const opened: OpenTransaction = { tx, open: true };
+      const txCtx = new TransactionContext(ctx);
+      this.bound.set(txCtx, opened);
       try {
-        return await this.current.run(opened, () => work(tx));
+        return await work(tx, txCtx);
       } finally {
         opened.open = false;
       }

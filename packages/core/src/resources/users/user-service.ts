@@ -5,7 +5,7 @@ import type { StorageTransaction } from '../../ports/storage.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
 import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
-import type { TransactionScopedStorage } from '../common/transaction-scoped-storage.js';
+import type { TransactionScopedStorage, TransactionWork } from '../common/transaction-scoped-storage.js';
 import { userDefinition } from './user-definition.js';
 import { assertAnotherAdminExists, assertBodyNamesUser, lastAdminLockKey } from './user-rules.js';
 
@@ -59,9 +59,9 @@ export class UserService {
   async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string, options: PreconditionOptions = {}): Promise<JsonObject> {
     const { accountId } = this.resources.authorizeName(ctx, name, 'update');
     assertBodyNamesUser(body, name);
-    const updated = await this.underAdminLock(ctx, accountId, async (tx) => {
-      const result = await this.resources.update(ctx, name, body, updateMask, options);
-      await this.principalChanging(ctx, name, tx);
+    const updated = await this.underAdminLock(ctx, accountId, async (tx, txCtx) => {
+      const result = await this.resources.update(txCtx, name, body, updateMask, options);
+      await this.principalChanging(txCtx, name, tx);
       return result;
     });
     this.principalChanged(name);
@@ -71,11 +71,11 @@ export class UserService {
   /** Deletes a user. FAILED_PRECONDITION for the account's last admin; NOT_FOUND when absent. */
   async delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
     const { accountId } = this.resources.authorizeName(ctx, name, 'delete');
-    await this.underAdminLock(ctx, accountId, async (tx) => {
-      const user = await this.resources.getStored(ctx, name);
-      if (user.data.role === 'admin') await assertAnotherAdminExists(ctx, this.storage.resources, name, 'delete');
-      await this.resources.remove(ctx, name, options);
-      await this.principalChanging(ctx, name, tx);
+    await this.underAdminLock(ctx, accountId, async (tx, txCtx) => {
+      const user = await this.resources.getStored(txCtx, name);
+      if (user.data.role === 'admin') await assertAnotherAdminExists(txCtx, this.storage.resources, name, 'delete');
+      await this.resources.remove(txCtx, name, options);
+      await this.principalChanging(txCtx, name, tx);
     });
     this.principalChanged(name);
     for (const hook of this.deletionHooks) await hook.userDeleted(ctx, name);
@@ -89,11 +89,14 @@ export class UserService {
     for (const listener of this.principalListeners) listener.committed(userName);
   }
 
-  /** Runs `work` in a storage transaction that first takes the account's last-admin lock. */
-  private underAdminLock<T>(ctx: RequestContext, accountId: string, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
-    return this.storage.transaction(ctx, async (tx) => {
-      await tx.lock(ctx, lastAdminLockKey(accountId));
-      return work(tx);
+  /**
+   * Runs `work` in a storage transaction that first takes the account's last-admin lock; `work` makes
+   * its calls with the transaction's context, so they run in it.
+   */
+  private underAdminLock<T>(ctx: RequestContext, accountId: string, work: TransactionWork<T>): Promise<T> {
+    return this.storage.transaction(ctx, async (tx, txCtx) => {
+      await tx.lock(txCtx, lastAdminLockKey(accountId));
+      return work(tx, txCtx);
     });
   }
 }
