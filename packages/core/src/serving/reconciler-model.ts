@@ -14,8 +14,11 @@ import type { Provisioner, ReplicaHandle, ReplicaPhase, ReplicaSpec } from '../p
 
 /*
  * The deployment reconciler's model: what it tracks per deployment and replica, what it shows routing,
- * and its dependencies. The behaviour lives in deployment-reconciler.ts; the read views in
- * reconciler-views.ts.
+ * and its dependencies. The reconciler (deployment-reconciler.ts: wiring, the pass and converge) calls on
+ * one module per concern beside it: reconciler-passes.ts (running passes), reconciler-registry.ts (managed
+ * deployments, their saved index), reconciler-replicas.ts (start, stop, drain, reap), reconciler-rollout.ts
+ * (scaling and generations), reconciler-failure.ts, reconciler-deletion.ts (deletion, re-adoption),
+ * reconciler-status.ts, reconciler-autoscaling.ts, reconciler-desired-spec.ts, reconciler-views.ts.
  */
 
 /** Key-value entry listing the deployments the reconciler manages, so a restart finds them again. */
@@ -87,10 +90,34 @@ export interface Managed {
   spec: { readonly key: string; readonly spec: ReplicaSpec; readonly generation: string } | undefined;
 }
 
+/** A deployment's entry before the reconciler has seen anything of it. */
+export function newManaged(name: string): Managed {
+  return {
+    name,
+    replicas: new Map(),
+    failures: 0,
+    lastFailure: undefined,
+    nextStartAt: 0,
+    retryTimer: undefined,
+    autoscaler: {},
+    retryRequested: false,
+    syncedState: undefined,
+    recordsDirty: false,
+    data: undefined,
+    spec: undefined,
+  };
+}
+
 /** Thrown inside a mutation when the stored deployment moved on since it was read; the pass is redone. */
 export class StaleRead extends Error {}
 
 export const phaseRank: Record<ReplicaPhase, number> = { pending_scheduling: 0, downloading: 1, initializing: 2, ready: 3, failed: -1, stopped: -1 };
+
+/** Why a deployment fails: the `status` a FAILED deployment is written with. */
+export interface FailureStatus {
+  readonly code: Code;
+  readonly message: string;
+}
 
 export const isFatalStartError = (code: Code) => code === Code.INVALID_ARGUMENT || code === Code.FAILED_PRECONDITION;
 

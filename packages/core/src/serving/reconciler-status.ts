@@ -12,6 +12,14 @@ export interface StatusChange {
   status?: { code: string; message: string } | null;
 }
 
+/** The reconciler's status writes, as the steps of one state (deletion, failure) call them. */
+export interface StatusSteps {
+  /** {@link writeDeploymentStatus}, with the reconciler's answer to its outcome (announce, or redo the pass). */
+  write(ctx: RequestContext, m: Managed, expected: DeploymentState, change: StatusChange): Promise<void>;
+  /** {@link syncDeployedModelRecords}. */
+  syncRecords(ctx: RequestContext, m: Managed, state: string): Promise<void>;
+}
+
 /** `replicaCount` and `replicaStats` of the replicas tracked for a deployment (failed and stopped ones left out). */
 export function replicaCountsOf(m: Managed): { replicaCount: number; replicaStats: JsonObject } {
   const counts = { pending_scheduling: 0, downloading: 0, initializing: 0, ready: 0 };
