@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { startChildServer } from '../lib/child-server.js';
 import { printTable, runLoad, type LoadResult } from '../lib/load.js';
 import { pinToCpu } from '../lib/cpu-pinning.js';
+import { median, percent } from '../lib/stats.js';
 
 /**
  * bench/control-plane: GET model and a filtered list of deployments through the gateway (API-key auth
@@ -13,11 +14,6 @@ import { pinToCpu } from '../lib/cpu-pinning.js';
  * and the reported ratio is the median of the per-round ratios, with their range.
  */
 
-/** The median of some numbers (the upper middle one for an even count). */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 /** The round whose requests per second is the median (its latencies are shown with it). */
 function medianRound(results: LoadResult[]): LoadResult {
@@ -85,15 +81,14 @@ export async function runControlPlaneBenchmark(): Promise<{ getRatio: number; ro
       const b = medianRound(bareRuns[i]!);
       const g = medianRound(gatewayRuns[i]!);
       const r = ratios[i]!;
-      const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
       rows.push([op.name, 'bare Fastify', Math.round(b.requestsPerSecond), b.p50Ms, b.p99Ms, '100%', '']);
       rows.push([op.name, 'gateway', Math.round(g.requestsPerSecond), g.p50Ms, g.p99Ms, percent(median(r)), `${percent(Math.min(...r))}–${percent(Math.max(...r))}`]);
     }
     console.log(`\ncontrol-plane benchmark: ${connections} connections, ${rounds} paired rounds of ${seconds} s per target (medians shown), Node ${process.version}, ${notPinned === undefined ? 'load generator on CPU 0 and servers on CPU 1' : `not pinned to CPUs (${notPinned})`}\n`);
     printTable(['operation', 'target', 'req/s', 'p50 ms', 'p99 ms', 'of bare (median of rounds)', 'range over rounds'], rows);
     const getRatio = median(ratios[0]!);
-    console.log(`\nGET model: gateway at ${(100 * getRatio).toFixed(1)}% of bare Fastify (target ≥ 70%): ${getRatio >= 0.7 ? 'MET' : 'NOT MET'}`);
-    console.log(`per-round ratios on GET model: ${ratios[0]!.map((x) => `${(100 * x).toFixed(1)}%`).join(', ')}`);
+    console.log(`\nGET model: gateway at ${percent(getRatio)} of bare Fastify (target ≥ 70%): ${getRatio >= 0.7 ? 'MET' : 'NOT MET'}`);
+    console.log(`per-round ratios on GET model: ${ratios[0]!.map(percent).join(', ')}`);
     console.log(`per-round req/s on GET model, bare: ${bareRuns[0]!.map((r) => Math.round(r.requestsPerSecond)).join(', ')}`);
     console.log(`per-round req/s on GET model, gateway: ${gatewayRuns[0]!.map((r) => Math.round(r.requestsPerSecond)).join(', ')}`);
     return { getRatio, rows };
