@@ -171,10 +171,26 @@ describe('stop, drain and reap', () => {
     await lifecycle.drain(ctx, m, [replica]);
     expect(m.replicas.size).toBe(1);
     await waitFor(() => passes, (p) => p.includes(name), 1000);
-    // A timer may fire a millisecond early by the wall clock the deadline is kept in.
     await waitFor(() => Date.now(), (now) => now >= replica.drainDeadline, 1000);
     await lifecycle.drain(ctx, m, [replica]);
     expect(m.replicas.size).toBe(0);
+  });
+
+  it('a pass over a busy draining replica before its deadline (e.g. after an early wake) sets a wake for the deadline', async () => {
+    const provisioner = provisionerFor(true);
+    const { lifecycle, m, load } = setup({ drainTimeoutMs: 60_000 });
+    await lifecycle.startReplicas(ctx, m, createTestRuntime({ provisioner }), spec, generation, 1);
+    const replica = only(m);
+    await replica.handle.settled();
+    load.beginRequest(name, replica.handle.replicaId);
+    await lifecycle.drain(ctx, m, [replica]);
+    // The wake set when draining began has fired (early): none is pending now.
+    clearTimeout(m.retryTimer);
+    m.retryTimer = undefined;
+    await lifecycle.drain(ctx, m, [replica]);
+    expect(m.replicas.size).toBe(1);
+    expect(m.retryTimer).toBeDefined();
+    lifecycle.detach(m);
   });
 
   it('a stop the provisioner fails leaves the replica tracked for the next pass', async () => {

@@ -116,6 +116,10 @@ export class ReplicaLifecycle {
         }
         if (this.deps.load.outstanding(replica.handle.replicaId) === 0 || now >= replica.drainDeadline) {
           await this.stopReplica(ctx, m, replica);
+        } else {
+          // Still busy and in time: make sure a pass comes at the deadline. The wake set when draining
+          // began may have fired already (a timer can fire a millisecond before the wall-clock deadline).
+          this.wakeAfter(m, replica.drainDeadline - now + 1);
         }
       }),
     );
