@@ -37,7 +37,7 @@ export function coreModule(): GatewayPlugin {
     id: coreModuleId,
     register(binder) {
       // Core's own durable work; run by a queue worker pool when the host installs `queueWorkers()`.
-      binder.contribute(queueHandlersToken, deploymentPurgeHandler);
+      binder.contribute({ token: queueHandlersToken, deps: [clockToken], factory: deploymentPurgeHandler });
       binder.bind({
         token: resourceEnvironmentToken,
         deps: [storageToken, clockToken, idGeneratorToken],

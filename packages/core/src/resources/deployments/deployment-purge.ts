@@ -1,6 +1,6 @@
 import { defineQueueHandler, type ExactlyOnceQueueHandler } from '../../workers/queue-handler.js';
 import type { JsonObject } from '../../ports/json.js';
-import { clockToken } from '../../kernel/tokens.js';
+import type { Clock } from '../../ports/clock.js';
 
 /** Durable queue of purges: one job per soft delete, due at the deployment's purgeTime. */
 export const deploymentPurgeQueue = 'berth.deployments.purge';
@@ -18,15 +18,18 @@ export function purgeJobFor(name: string, purgeTime: string) {
 /**
  * Removes a soft-deleted deployment once its purgeTime has passed, in the same transaction as the job's
  * completion. A deployment restored with :undelete, or deleted again with a later purgeTime, is left alone.
+ * Contributed to the queue handlers with the clock as a declared dependency.
  */
-export const deploymentPurgeHandler: ExactlyOnceQueueHandler = defineQueueHandler({
-  queue: deploymentPurgeQueue,
-  effects: 'exactly-once',
-  async handle(ctx, job, tx) {
-    const { name } = job.payload as { name: string };
-    const current = await tx.resources.get(ctx, name);
-    if (!current || !isPurged(current.data, ctx.resolver.resolve(clockToken).now().getTime())) return { purged: false };
-    await tx.resources.delete(ctx, name, current.etag);
-    return { purged: true };
-  },
-});
+export function deploymentPurgeHandler(clock: Clock): ExactlyOnceQueueHandler {
+  return defineQueueHandler({
+    queue: deploymentPurgeQueue,
+    effects: 'exactly-once',
+    async handle(ctx, job, tx) {
+      const { name } = job.payload as { name: string };
+      const current = await tx.resources.get(ctx, name);
+      if (!current || !isPurged(current.data, clock.now().getTime())) return { purged: false };
+      await tx.resources.delete(ctx, name, current.etag);
+      return { purged: true };
+    },
+  });
+}

@@ -534,7 +534,7 @@ describe('purge of soft-deleted deployments', () => {
     const run = async (name: string) => {
       const job = { id: 'j', queue: deploymentPurgeQueue, payload: { name }, state: 'leased' as const, attempt: 1, maxAttempts: 5, runAt: '', leaseExpiresAt: '', workerId: 'w' };
       const jobCtx = { requestId: 'purge', signal: new AbortController().signal, workerId: 'w', resolver: tg.gateway, storage, logger: tg.gateway.logger, commit: async () => { throw new Error('unused'); } };
-      return storage.transaction(jobCtx, (tx) => deploymentPurgeHandler.handle(jobCtx, job, tx));
+      return storage.transaction(jobCtx, (tx) => deploymentPurgeHandler(clock).handle(jobCtx, job, tx));
     };
     expect(await run(nameOf('gone'))).toEqual({ purged: true });
     expect(await storage.resources.get(ctx, nameOf('gone'))).toBeUndefined();
