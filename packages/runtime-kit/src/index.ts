@@ -8,3 +8,4 @@ export * from './kubernetes-manifests.js';
 export * from './kubernetes-provisioner.js';
 export * from './kubernetes-client.js';
 export * from './vendor-runtime.js';
+export * from './accelerator-catalogue.js';

@@ -1,5 +1,6 @@
 import { startReferenceEngine, type EngineFaults, type EngineSpeed, type ReferenceEngine } from '../engine/reference-engine.js';
 import { assertReplicaId, ReplicaTracker } from './replica-tracker.js';
+import { trackedReplicaMethods } from './tracked-replicas.js';
 import { replicaContextLength, servedModelId } from './replica-spec.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { Provisioner, ReplicaHandle, ReplicaPhase, StartReplicaRequest } from '../ports/provisioner.js';
@@ -194,15 +195,7 @@ export function simulatedProvisioner(options: SimulatedProvisionerOptions = {}):
       schedule();
       return tracker;
     },
-    stopReplica: (_ctx, replicaId) => stop(replicaId),
-    async listReplicas(_ctx, filter = {}) {
-      return [...replicas.values()]
-        .filter((r) => filter.deployment === undefined || r.request.deployment === filter.deployment)
-        .map((r) => r.tracker);
-    },
-    async close() {
-      await Promise.all([...replicas.keys()].map((id) => stop(id)));
-    },
+    ...trackedReplicaMethods(replicas, stop),
     injectFailures(next) {
       failures = next;
       failNext = next.failNextReplicas ?? 0;

@@ -1,5 +1,6 @@
 import { failedPrecondition } from '../errors/index.js';
 import { assertReplicaId, ReplicaTracker } from './replica-tracker.js';
+import { trackedReplicaMethods } from './tracked-replicas.js';
 import { servedModelId } from './replica-spec.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { Provisioner, ReplicaHandle, StartReplicaRequest } from '../ports/provisioner.js';
@@ -128,14 +129,6 @@ export function staticProvisioner(options: StaticProvisionerOptions): Provisione
       assign();
       return tracker;
     },
-    stopReplica: (_ctx, replicaId) => stop(replicaId),
-    async listReplicas(_ctx, filter = {}) {
-      return [...replicas.values()]
-        .filter((r) => filter.deployment === undefined || r.request.deployment === filter.deployment)
-        .map((r) => r.tracker);
-    },
-    async close() {
-      await Promise.all([...replicas.keys()].map((id) => stop(id)));
-    },
+    ...trackedReplicaMethods(replicas, stop),
   };
 }

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue, QueuedJobState, StoredResource } from '../ports/index.js';
+import type { JsonObject, JsonValue, QueuedJob, StoredResource } from '../ports/index.js';
 
 /** A stored resource: its name, where it is listed, its frozen body and its etag counter. */
 export interface ResourceRecord {
@@ -9,19 +9,11 @@ export interface ResourceRecord {
   readonly version: number;
 }
 
-/** A queued job as the in-memory queue keeps it (times in epoch milliseconds). */
-export interface JobRecord {
-  readonly id: string;
-  readonly queue: string;
-  readonly payload: JsonValue;
-  readonly state: QueuedJobState;
-  readonly attempt: number;
-  readonly maxAttempts: number;
+/** A queued job as the in-memory queue keeps it: the port's job with times in epoch milliseconds. */
+export interface JobRecord extends Omit<QueuedJob, 'runAt' | 'leaseExpiresAt'> {
   readonly runAt: number;
   readonly leaseExpiresAt?: number;
   readonly workerId?: string;
-  readonly lastError?: string;
-  readonly result?: JsonValue;
   readonly dedupeKey?: string;
   /** Enqueue order: the tiebreaker between jobs due at the same time. */
   readonly order: number;
