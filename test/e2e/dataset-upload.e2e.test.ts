@@ -46,6 +46,24 @@ describe('dataset upload flow over HTTP', () => {
     expect(await file.text()).toBe(jsonl);
   });
 
+  it('keeps binary files byte for byte, with their media type, through upload and download', async () => {
+    await createDataset('bytes-up');
+    const bytes = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7 + 3) % 256);
+    const url = await uploadUrl('bytes-up', 'weights.bin', bytes.byteLength);
+    const put = await fetch(url, { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toEqual({});
+    expect(put.headers.get('x-request-id')).toBeTruthy();
+    expect((await h.call('POST', `${v1}/datasets/bytes-up:validateUpload`, { body: {} })).status).toBe(200);
+    const download = await h.call<{ filenameToSignedUrls: Record<string, string> }>('POST', `${v1}/datasets/bytes-up:getDownloadEndpoint`, { body: {} });
+    const file = await fetch(download.body.filenameToSignedUrls['weights.bin']!);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('application/octet-stream');
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(bytes);
+    const noSignature = await fetch(download.body.filenameToSignedUrls['weights.bin']!.replace(/&signature=[^&]+/, ''));
+    expect(noSignature.status).toBe(400);
+  });
+
   it('refuses forged signatures, wrong sizes, early validation and bad rows with 4xx', async () => {
     await createDataset('chats-bad');
     const early = await h.call('POST', `${v1}/datasets/chats-bad:validateUpload`, { body: {} });

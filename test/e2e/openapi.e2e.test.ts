@@ -26,7 +26,13 @@ describe('OpenAPI document, docs page and health endpoints', () => {
     const doc = (await (await fetch(`${h.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     const routes = gatewayRoutes(h.gateway);
     expect(routes.length).toBeGreaterThan(30);
-    for (const route of routes) expect(doc.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+    for (const route of routes) {
+      // Signed URLs (dataset files) are served but handed out by answers, not documented.
+      const documented = doc.paths[route.path]?.[route.method.toLowerCase()];
+      if (route.signedUrl) expect(documented, `${route.method} ${route.path}`).toBeUndefined();
+      else expect(documented, `${route.method} ${route.path}`).toBeDefined();
+    }
+    expect(routes.filter((route) => route.signedUrl).map((route) => route.method).sort()).toEqual(['GET', 'PUT']);
     for (const path of [
       '/v1/accounts/{account_id}/models/{model_id}',
       '/v1/accounts/{account_id}/datasets',

@@ -1,7 +1,8 @@
 import {
   apiKeyManagerToken, authenticatorToken, clockMs, clockToken, createToken, definePlugin, gatewaySecretsToken, idGeneratorToken, loggerToken,
-  principalChangeListenersToken, storageToken, userDeletionHooksToken, type GatewayPlugin,
+  principalChangeListenersToken, registerResourceModules, storageToken, userDeletionHooksToken, type GatewayPlugin,
 } from '@berth/core';
+import { apiKeyRoutesModule } from './api-key-api.js';
 import { ApiKeyService, type ApiKeyServiceOptions } from './api-key-service.js';
 import { IdentityCache } from './identity-cache.js';
 import { PrincipalChangeFeed, publishPrincipalChange } from './principal-change-feed.js';
@@ -12,7 +13,7 @@ export const principalChangeFeedToken = createToken<PrincipalChangeFeed>('Princi
 
 /**
  * Bearer API-key authentication: binds the Authenticator and the ApiKeyManager (create, list and delete
- * a user's keys). Roles come from the key owner's User resource. Verified keys are cached per instance;
+ * a user's keys) and registers their routes (`apiKeyRoutesModule`). Roles come from the key owner's User resource. Verified keys are cached per instance;
  * a change to a user (role, email, deletion) or a revoked key is forgotten at once on the instance that
  * made it and, through the storage outbox, within `staleBoundMs` (default 1 s) on the others.
  */
@@ -33,6 +34,7 @@ export function apiKeyAuth(options: ApiKeyServiceOptions = {}): GatewayPlugin {
       });
       binder.bind({ token: authenticatorToken, deps: [apiKeyServiceToken], factory: (service) => service });
       binder.bind({ token: apiKeyManagerToken, deps: [apiKeyServiceToken], factory: (service) => service });
+      registerResourceModules(binder, [apiKeyRoutesModule]);
       binder.contribute({
         token: userDeletionHooksToken,
         deps: [apiKeyServiceToken],

@@ -1,4 +1,5 @@
 export * from './api-key-auth.js';
+export * from './api-key-api.js';
 export * from './api-key-service.js';
 export * from './api-key-format.js';
 export * from './identity-cache.js';

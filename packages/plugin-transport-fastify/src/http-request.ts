@@ -13,7 +13,8 @@ export class HttpRequestContext implements RequestContext {
 
   constructor(
     readonly requestId: string,
-    readonly principal: Principal,
+    /** Undefined only on signed-URL routes, whose URL carries the credential. */
+    readonly principal: Principal | undefined,
     private readonly reply: FastifyReply,
   ) {}
 
@@ -53,6 +54,10 @@ export class HttpRouteRequest implements RouteRequest {
 
   get ifMatch(): string | undefined {
     return ifMatchOf(this.request.headers['if-match']);
+  }
+
+  get contentType(): string | undefined {
+    return this.request.headers['content-type'];
   }
 }
 

@@ -2,7 +2,7 @@ import type { JsonSchema } from '../validation/schema-validator.js';
 import type { Permission } from '../auth/permissions.js';
 import type { RequestContext } from '../kernel/request-context.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface QueryParamSpec {
   readonly name: string;
@@ -21,6 +21,8 @@ export interface RouteRequest {
   /** Origin of the request as the client sees it (`http://host:port`), for URLs the answer carries. */
   readonly baseUrl: string;
   /** `If-Match` (AIP-154 etag), quotes stripped, `*` kept. */ readonly ifMatch?: string | undefined;
+  /** The body's media type (`Content-Type`), for routes that take bytes ({@link RouteSpec.signedUrl}). */
+  readonly contentType?: string | undefined;
 }
 
 /**
@@ -43,7 +45,24 @@ export interface RouteSpec {
    * permission still get the account check.
    */
   readonly permission?: Permission;
+  /**
+   * Set on a URL the API hands out with its own credential (the signed dataset file URLs), which is not
+   * part of the bearer-authenticated JSON API: no bearer key is asked for and no permission checked (the
+   * handler runs with a context without principal and must verify the URL's signature itself), the body
+   * is taken as bytes of any media type (`request.body` is a `Uint8Array`, `request.contentType` its type)
+   * up to `maxBodyBytes`, the handler may answer a {@link BinaryAnswer}, and the route is left out of the
+   * OpenAPI document.
+   */
+  readonly signedUrl?: { readonly maxBodyBytes: number };
   handle(request: RouteRequest): Promise<unknown>;
+}
+
+/** An answer sent as bytes with its media type instead of JSON; only {@link RouteSpec.signedUrl} routes give one. */
+export class BinaryAnswer {
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly contentType: string,
+  ) {}
 }
 
 export const readMaskParam: QueryParamSpec = {

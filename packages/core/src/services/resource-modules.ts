@@ -1,14 +1,15 @@
-import { defineResourceModule, type ResourceModule } from '../api/resource-module.js';
+import { defineResourceModule, defineRouteModule, type ResourceModule } from '../api/resource-module.js';
 import { acceleratorRuntimesToken, principalChangeListenersToken, servingAdvisorToken } from '../kernel/tokens.js';
 import {
-  batchInferenceJobServiceToken, datasetServiceToken, deployedModelServiceToken, deploymentDeletionGuardsToken, deploymentObserversToken,
-  deploymentServiceToken, deploymentShapeServiceToken, gatewaySecretsToken, modelServiceToken, reinforcementFineTuningJobServiceToken,
-  resourceEnvironmentToken, userDeletionHooksToken, userServiceToken,
+  batchInferenceJobServiceToken, datasetFileServiceToken, datasetServiceToken, deployedModelServiceToken, deploymentDeletionGuardsToken,
+  deploymentObserversToken, deploymentServiceToken, deploymentShapeServiceToken, gatewaySecretsToken, modelServiceToken,
+  reinforcementFineTuningJobServiceToken, resourceEnvironmentToken, userDeletionHooksToken, userServiceToken,
 } from './tokens.js';
 import { ModelService } from '../resources/models/model-service.js';
 import { modelApi } from '../resources/models/model-api.js';
 import { DatasetService } from '../resources/datasets/dataset-service.js';
 import { datasetApi } from '../resources/datasets/dataset-api.js';
+import { datasetFileRoutes } from '../resources/datasets/dataset-file-api.js';
 import { UserService } from '../resources/users/user-service.js';
 import { userApi } from '../resources/users/user-api.js';
 import { DeploymentShapeService } from '../resources/deployment-shapes/deployment-shape-service.js';
@@ -32,6 +33,8 @@ const env = [resourceEnvironmentToken, gatewaySecretsToken] as const;
 export const coreResourceModules: readonly ResourceModule[] = [
   defineResourceModule({ api: modelApi, service: { token: modelServiceToken, deps: env, factory: (e, s) => new ModelService(e, s) } }),
   defineResourceModule({ api: datasetApi, service: { token: datasetServiceToken, deps: env, factory: (e, s) => new DatasetService(e, s) } }),
+  // Dataset files: the upload/download custom methods and the signed file URLs (the service is bound in core-module.ts).
+  defineRouteModule({ collection: 'datasets', service: datasetFileServiceToken, routes: datasetFileRoutes }),
   defineResourceModule({
     api: userApi,
     service: {

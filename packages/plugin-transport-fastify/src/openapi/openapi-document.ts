@@ -36,12 +36,14 @@ function pathParameters(path: string): OpenAPIV3_1.ParameterObject[] {
 }
 
 /**
- * The OpenAPI 3.1 document of every route in the table (typed with openapi-types). Custom methods keep
- * their `:verb` suffix in the path, as Google-style APIs document them.
+ * The OpenAPI 3.1 document of every route in the table but the signed URLs (typed with openapi-types).
+ * Custom methods keep their `:verb` suffix in the path, as Google-style APIs document them.
  */
 export function buildOpenApiDocument(routes: readonly RouteSpec[]): OpenAPIV3_1.Document {
   const paths: OpenAPIV3_1.PathsObject = {};
   for (const route of routes) {
+    // Signed URLs are handed out by the API's answers, not called from the document.
+    if (route.signedUrl) continue;
     const item: OpenAPIV3_1.PathItemObject = paths[route.path] ?? {};
     const errorRef = route.path.startsWith('/inference/') ? '#/components/schemas/InferenceError' : '#/components/schemas/ControlPlaneError';
     const errorResponse = (description: string): OpenAPIV3_1.ResponseObject => ({
@@ -75,7 +77,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): OpenAPIV3_1.
       },
       security: [{ bearerAuth: [] }],
     };
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     // openapi-types declares 3.1 path items through 3.0 operation types; the object is a 3.1 operation.
     (item as Record<string, OpenAPIV3_1.OperationObject>)[method] = operation;
     paths[route.path] = item;

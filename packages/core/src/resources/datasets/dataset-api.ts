@@ -1,16 +1,15 @@
 import { defineResourceApi } from '../../api/resource-api.js';
-import { preconditionOf } from '../../api/resource-routes.js';
+import { standardOperations } from '../../api/standard-operations.js';
 import { datasetDefinition } from './dataset-definition.js';
 import { createDatasetRequestSchema } from './dataset-schema.js';
 import type { DatasetService } from './dataset-service.js';
 
-/** Datasets over HTTP: create takes the dataset request body (id inside); no update. */
+/**
+ * Datasets over HTTP: create takes the dataset request body (id inside); no update. The file upload and
+ * download methods are `dataset-file-api.ts`.
+ */
 export const datasetApi = defineResourceApi<DatasetService>({
-  definition: datasetDefinition, tag: 'Datasets', createBody: createDatasetRequestSchema,
-  operations: (datasets) => ({
-    create: (ctx, accountId, r) => datasets.create(ctx, accountId, r.body ?? {}),
-    get: (ctx, name, mask) => datasets.get(ctx, name, mask),
-    list: (ctx, accountId, params) => datasets.list(ctx, accountId, params),
-    delete: (ctx, name, r) => datasets.delete(ctx, name, preconditionOf(r)),
-  }),
+  definition: datasetDefinition, tag: 'Datasets',
+  create: { body: createDatasetRequestSchema, handle: (datasets, ctx, accountId, r) => datasets.create(ctx, accountId, r.body ?? {}) },
+  operations: (datasets) => standardOperations(datasets, ['delete']),
 });

@@ -6,3 +6,4 @@ export * from './dataset-definition.js';
 export * from './dataset-service.js';
 export * from './dataset-files.js';
 export * from './dataset-api.js';
+export * from './dataset-file-api.js';

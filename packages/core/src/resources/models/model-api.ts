@@ -1,5 +1,6 @@
 import { defineResourceApi } from '../../api/resource-api.js';
-import { preconditionOf, wrapperParts } from '../../api/resource-routes.js';
+import { wrapperParts } from '../../api/resource-routes.js';
+import { standardOperations } from '../../api/standard-operations.js';
 import { compileValidator, type JsonSchema } from '../../validation/schema-validator.js';
 import { modelDefinition } from './model-definition.js';
 import { modelSchema } from './model-schema.js';
@@ -10,16 +11,14 @@ const validateModelWrapper = compileValidator({ type: 'object', properties: { mo
 
 /** Models over HTTP: create takes the `{modelId, model}` wrapper. */
 export const modelApi = defineResourceApi<ModelService>({
-  definition: modelDefinition, tag: 'Models', createBody: modelCreateBody,
-  operations: (models) => ({
-    create: (ctx, accountId, r) => {
+  definition: modelDefinition, tag: 'Models',
+  create: {
+    body: modelCreateBody,
+    handle: (models, ctx, accountId, r) => {
       validateModelWrapper(r.body ?? {});
       const { id, inner } = wrapperParts(r.body ?? {}, 'modelId', 'model');
       return models.create(ctx, accountId, inner ?? {}, id);
     },
-    get: (ctx, name, mask) => models.get(ctx, name, mask),
-    list: (ctx, accountId, params) => models.list(ctx, accountId, params),
-    update: (ctx, name, body, mask, precondition) => models.update(ctx, name, body, mask, precondition),
-    delete: (ctx, name, r) => models.delete(ctx, name, preconditionOf(r)),
-  }),
+  },
+  operations: (models) => standardOperations(models, ['update', 'delete']),
 });

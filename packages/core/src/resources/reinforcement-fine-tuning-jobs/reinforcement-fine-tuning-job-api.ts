@@ -1,6 +1,7 @@
-import { idQueryParam, defineResourceApi } from '../../api/resource-api.js';
-import { assertEmptyBody, emptySchema, preconditionOf } from '../../api/resource-routes.js';
-import { queryString } from '../../api/query.js';
+import { defineResourceApi } from '../../api/resource-api.js';
+import { createWithId } from '../../api/create-method.js';
+import { customMethod } from '../../api/custom-method.js';
+import { standardOperations } from '../../api/standard-operations.js';
 import { reinforcementFineTuningJobDefinition } from './reinforcement-fine-tuning-job-definition.js';
 import { reinforcementFineTuningJobSchema } from './reinforcement-fine-tuning-job-schema.js';
 import type { ReinforcementFineTuningJobService } from './reinforcement-fine-tuning-job-service.js';
@@ -8,30 +9,16 @@ import type { ReinforcementFineTuningJobService } from './reinforcement-fine-tun
 /** RFT jobs over HTTP: create takes `?reinforcementFineTuningJobId=`; no update; `:cancel` and `:resume`. */
 export const reinforcementFineTuningJobApi = defineResourceApi<ReinforcementFineTuningJobService>({
   definition: reinforcementFineTuningJobDefinition, tag: 'Reinforcement fine-tuning jobs',
-  createQuery: [idQueryParam('reinforcementFineTuningJobId')],
-  operations: (jobs) => ({
-    create: (ctx, accountId, r) => jobs.create(ctx, accountId, r.body ?? {}, queryString(r.query, 'reinforcementFineTuningJobId')),
-    get: (ctx, name, mask) => jobs.get(ctx, name, mask),
-    list: (ctx, accountId, params) => jobs.list(ctx, accountId, params),
-    delete: (ctx, name, r) => jobs.delete(ctx, name, preconditionOf(r)),
-  }),
+  create: createWithId('reinforcementFineTuningJobId', (jobs, ctx, accountId, body, id) => jobs.create(ctx, accountId, body, id)),
+  operations: (jobs) => standardOperations(jobs, ['delete']),
   customMethods: [
-    {
-      method: 'POST', verb: 'cancel', operationId: 'cancelReinforcementFineTuningJob', summary: 'Cancel a reinforcement fine-tuning job',
-      requestBody: emptySchema, response: emptySchema, permission: 'reinforcementFineTuningJobs.action',
-      handle: async (jobs, name, r) => {
-        assertEmptyBody(r.body);
-        await jobs.cancel(r.ctx, name);
-        return {};
-      },
-    },
-    {
-      method: 'POST', verb: 'resume', operationId: 'resumeReinforcementFineTuningJob', summary: 'Resume a paused or failed reinforcement fine-tuning job',
-      requestBody: emptySchema, response: reinforcementFineTuningJobSchema, permission: 'reinforcementFineTuningJobs.action',
-      handle: (jobs, name, r) => {
-        assertEmptyBody(r.body);
-        return jobs.resume(r.ctx, name);
-      },
-    },
+    customMethod({
+      verb: 'cancel', operationId: 'cancelReinforcementFineTuningJob', summary: 'Cancel a reinforcement fine-tuning job',
+      permission: 'reinforcementFineTuningJobs.action', run: (jobs, ctx, name) => jobs.cancel(ctx, name),
+    }),
+    customMethod({
+      verb: 'resume', operationId: 'resumeReinforcementFineTuningJob', summary: 'Resume a paused or failed reinforcement fine-tuning job',
+      permission: 'reinforcementFineTuningJobs.action', response: reinforcementFineTuningJobSchema, run: (jobs, ctx, name) => jobs.resume(ctx, name),
+    }),
   ],
 });

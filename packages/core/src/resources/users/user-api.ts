@@ -1,17 +1,12 @@
-import { idQueryParam, defineResourceApi } from '../../api/resource-api.js';
-import { preconditionOf } from '../../api/resource-routes.js';
-import { queryString } from '../../api/query.js';
+import { defineResourceApi } from '../../api/resource-api.js';
+import { createWithId } from '../../api/create-method.js';
+import { standardOperations } from '../../api/standard-operations.js';
 import { userDefinition } from './user-definition.js';
 import type { UserService } from './user-service.js';
 
 /** Users over HTTP: create takes `?userId=`. */
 export const userApi = defineResourceApi<UserService>({
-  definition: userDefinition, tag: 'Users', createQuery: [idQueryParam('userId')],
-  operations: (users) => ({
-    create: (ctx, accountId, r) => users.create(ctx, accountId, r.body ?? {}, queryString(r.query, 'userId')),
-    get: (ctx, name, mask) => users.get(ctx, name, mask),
-    list: (ctx, accountId, params) => users.list(ctx, accountId, params),
-    update: (ctx, name, body, mask, precondition) => users.update(ctx, name, body, mask, precondition),
-    delete: (ctx, name, r) => users.delete(ctx, name, preconditionOf(r)),
-  }),
+  definition: userDefinition, tag: 'Users',
+  create: createWithId('userId', (users, ctx, accountId, body, id) => users.create(ctx, accountId, body, id)),
+  operations: (users) => standardOperations(users, ['update', 'delete']),
 });

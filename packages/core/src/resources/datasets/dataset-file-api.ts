@@ -1,0 +1,88 @@
+import { customMethod, customMethodRoutes } from '../../api/custom-method.js';
+import { queryString } from '../../api/query.js';
+import { emptySchema } from '../../api/resource-routes.js';
+import { BinaryAnswer, type QueryParamSpec, type RouteRequest, type RouteSpec } from '../../api/route-spec.js';
+import { invalidArgument } from '../../errors/index.js';
+import type { JsonSchema } from '../../validation/schema-validator.js';
+import { datasetDefinition } from './dataset-definition.js';
+import type { DatasetFileService, SignedFileRequest, SignedMethod } from './dataset-files.js';
+
+const signedUrlsSchema: JsonSchema = {
+  type: 'object',
+  properties: { filenameToSignedUrls: { type: 'object', additionalProperties: { type: 'string' } } },
+};
+
+/** The service answers URLs relative to the gateway; the client gets them under the origin it called. */
+const absolute = (baseUrl: string, urls: Record<string, string>) =>
+  Object.fromEntries(Object.entries(urls).map(([file, path]) => [file, `${baseUrl}${path}`]));
+
+/** `:getUploadEndpoint`, `:validateUpload`, `:getDownloadEndpoint` on datasets (the service checks the bodies). */
+const datasetFileMethods = [
+  customMethod<DatasetFileService>({
+    verb: 'getUploadEndpoint', operationId: 'getDatasetUploadEndpoint', summary: 'Announce files and get signed upload URLs (PUT the bytes to each URL)',
+    permission: 'datasets.update', bodyCheckedBy: 'service', response: signedUrlsSchema,
+    requestBody: { type: 'object', properties: { filenameToSize: { type: 'object', additionalProperties: { type: 'string' } } } },
+    run: async (files, ctx, name, body, r) => ({ filenameToSignedUrls: absolute(r.baseUrl, (await files.getUploadEndpoint(ctx, name, body)).filenameToSignedUrls) }),
+  }),
+  customMethod<DatasetFileService>({
+    verb: 'validateUpload', operationId: 'validateDatasetUpload', summary: 'Check the uploaded files, count examples and mark the dataset READY',
+    permission: 'datasets.update', bodyCheckedBy: 'service', run: (files, ctx, name, body) => files.validateUpload(ctx, name, body),
+  }),
+  customMethod<DatasetFileService>({
+    verb: 'getDownloadEndpoint', operationId: 'getDatasetDownloadEndpoint', summary: 'Get signed download URLs of a READY dataset',
+    permission: 'datasets.get', bodyCheckedBy: 'service', response: signedUrlsSchema,
+    run: async (files, ctx, name, body, r) => ({ filenameToSignedUrls: absolute(r.baseUrl, (await files.getDownloadEndpoint(ctx, name, body)).filenameToSignedUrls) }),
+  }),
+];
+
+const signedQuery: readonly QueryParamSpec[] = ['method', 'expires', 'signature'].map((name) => ({
+  name, type: 'string', description: `The signed URL's ${name}.`,
+}));
+
+/** The signature parameters of a file URL, for the service to verify. */
+function signedRequest(r: RouteRequest, method: SignedMethod): SignedFileRequest {
+  const text = (name: string) => {
+    const value = queryString(r.query, name);
+    if (value === undefined || value === '') throw invalidArgument(`the file URL lacks its ${name} parameter`);
+    return value;
+  };
+  if (text('method') !== method) throw invalidArgument(`this URL is for ${text('method')}, not ${method}`);
+  return {
+    dataset: `accounts/${r.params.account_id}/datasets/${r.params.dataset_id}`, filename: r.params.filename!, method,
+    expires: text('expires'), signature: text('signature'),
+  };
+}
+
+/**
+ * The file URLs `:getUploadEndpoint` and `:getDownloadEndpoint` hand out (`DatasetFileService.signedUrl`):
+ * no bearer key, the signature is the credential; the upload's body is the file's bytes.
+ */
+function signedFileRoutes(files: DatasetFileService): RouteSpec[] {
+  const path = '/v1/accounts/{account_id}/datasets/{dataset_id}/files/{filename}';
+  // The largest file the service accepts; it checks the announced size itself as well.
+  const signedUrl = { maxBodyBytes: files.maxFileBytes };
+  return [
+    {
+      method: 'PUT', path, tag: 'Datasets', operationId: 'uploadDatasetFile', summary: 'Upload a file to its signed URL',
+      query: signedQuery, response: emptySchema, signedUrl,
+      handle: async (r) => {
+        if (!(r.body instanceof Uint8Array)) throw invalidArgument('the upload has no body');
+        await files.putFile(r.ctx, signedRequest(r, 'PUT'), r.body, r.contentType ?? 'application/octet-stream');
+        return {};
+      },
+    },
+    {
+      method: 'GET', path, tag: 'Datasets', operationId: 'downloadDatasetFile', summary: 'Download a file from its signed URL',
+      query: signedQuery, response: emptySchema, signedUrl,
+      handle: async (r) => {
+        const file = await files.getFile(r.ctx, signedRequest(r, 'GET'));
+        return new BinaryAnswer(file.bytes, file.contentType);
+      },
+    },
+  ];
+}
+
+/** Every route of the dataset file flow: the custom methods on datasets and the signed file URLs. */
+export function datasetFileRoutes(files: DatasetFileService): RouteSpec[] {
+  return [...customMethodRoutes({ definition: datasetDefinition, tag: 'Datasets' }, datasetFileMethods, files), ...signedFileRoutes(files)];
+}
