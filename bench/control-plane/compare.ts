@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChildServer, type ChildServer } from '../lib/child-server.js';
@@ -39,25 +39,11 @@ const operations = [
   { name: 'GET model with 100 deployedModelRefs', path: '/v1/accounts/bench/models/busy-model' },
   { name: 'list deployments (filtered)', path: `/v1/accounts/bench/deployments?filter=${filter}&pageSize=50` },
 ];
-/** CPU time (user + system) a process has used, in microseconds; undefined where /proc is missing. */
-function cpuMicros(pid: number): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // utime and stime, in clock ticks of 1/100 s
-  } catch {
-    return undefined;
-  }
-}
-
 const measure = async (target: (typeof targets)[number], path: string) => {
   const headers = { authorization: `Bearer ${String(target.server.info.apiKey)}` };
-  const cpuBefore = cpuMicros(target.server.pid);
-  const result = await runLoad({ url: `${target.server.url}${path}`, headers, connections, seconds });
-  const cpuAfter = cpuMicros(target.server.pid);
+  const result = await runLoad({ url: `${target.server.url}${path}`, headers, connections, seconds, serverPid: target.server.pid });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.label}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  const requests = result.requestsPerSecond * seconds;
-  const cpuPerRequest = cpuBefore === undefined || cpuAfter === undefined ? Number.NaN : (cpuAfter - cpuBefore) / requests;
-  return { rate: result.requestsPerSecond, cpuPerRequest };
+  return { rate: result.requestsPerSecond, cpuPerRequest: result.cpuMicrosPerRequest };
 };
 try {
   for (const op of operations) for (const target of targets) await measure(target, op.path); // warm-up
