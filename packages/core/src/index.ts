@@ -18,3 +18,4 @@ export * from './engine/index.js';
 export * from './runtime/index.js';
 export * from './serving/index.js';
 export * from './workers/index.js';
+export * from './responses/index.js';

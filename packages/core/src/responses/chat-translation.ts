@@ -1,0 +1,201 @@
+/**
+ * Between the Responses API and the chat completions a model replica serves: conversation items and
+ * instructions become chat messages, declared tools become chat tools, and a chat completion becomes
+ * output items (reasoning, a message, function calls) with its finish reason and usage.
+ */
+import type { JsonObject, JsonValue } from '../contracts/json.js';
+import { newResponsesId } from './response-ids.js';
+import { isObject } from './request-values.js';
+import type {
+  ContentPart, ConversationItem, FunctionCallItem, InputImagePart, MessageItem, ReasoningItem, ResponseTool, ToolChoice,
+} from './response-types.js';
+import type { ChatFunction } from './tool-provider.js';
+
+/** A chat-completions message as sent upstream. */
+export type ChatMessage = JsonObject & { role: 'system' | 'user' | 'assistant' | 'tool' };
+
+type ChatToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
+
+function imagePart(part: InputImagePart): JsonObject {
+  return { type: 'image_url', image_url: { url: part.image_url, detail: part.detail } };
+}
+
+/** A user, system or developer message's content: a string unless it carries images. */
+function inputContent(parts: readonly ContentPart[]): string | JsonObject[] {
+  if (!parts.some((part) => part.type === 'input_image')) return parts.map(partText).join('\n');
+  return parts.map((part) => (part.type === 'input_image' ? imagePart(part) : { type: 'text', text: partText(part) }));
+}
+
+function partText(part: ContentPart): string {
+  switch (part.type) {
+    case 'input_text':
+    case 'output_text':
+      return part.text;
+    case 'refusal':
+      return part.refusal;
+    case 'input_image':
+      return '';
+  }
+}
+
+/**
+ * The chat messages for a conversation: `instructions` first as a system message, then every item in
+ * order. Developer messages become system messages (what chat templates know); consecutive function
+ * calls join the assistant message before them as its `tool_calls`; a function call's output is a
+ * `tool` message (images in it follow as a user message); reasoning items are not sent back.
+ */
+export function toChatMessages(instructions: string | null, items: readonly ConversationItem[]): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  if (instructions !== null && instructions.length > 0) messages.push({ role: 'system', content: instructions });
+  for (const item of items) {
+    switch (item.type) {
+      case 'message':
+        messages.push(messageOf(item));
+        break;
+      case 'function_call': {
+        const call: ChatToolCall = { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
+        const last = messages[messages.length - 1];
+        if (last?.role === 'assistant') {
+          const calls = Array.isArray(last.tool_calls) ? last.tool_calls : [];
+          last.tool_calls = [...calls, call];
+        } else {
+          messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+        }
+        break;
+      }
+      case 'function_call_output': {
+        if (typeof item.output === 'string') {
+          messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output });
+          break;
+        }
+        const text = item.output.filter((part) => part.type === 'input_text').map((part) => part.text).join('\n');
+        messages.push({ role: 'tool', tool_call_id: item.call_id, content: text });
+        const images = item.output.filter((part): part is InputImagePart => part.type === 'input_image');
+        if (images.length > 0) messages.push({ role: 'user', content: images.map(imagePart) });
+        break;
+      }
+      case 'reasoning':
+        break;
+    }
+  }
+  return messages;
+}
+
+function messageOf(item: MessageItem): ChatMessage {
+  if (item.role === 'assistant') return { role: 'assistant', content: item.content.map(partText).join('') };
+  return { role: item.role === 'user' ? 'user' : 'system', content: inputContent(item.content) };
+}
+
+/** The functions the model is offered: the declared function tools, then a tool session's. */
+export function offeredFunctions(tools: readonly ResponseTool[], sessionFunctions: readonly ChatFunction[] = []): ChatFunction[] {
+  const declared: ChatFunction[] = [];
+  for (const tool of tools) {
+    if (tool.type !== 'function' || typeof tool.name !== 'string') continue;
+    declared.push({
+      name: tool.name,
+      ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
+      ...(isObject(tool.parameters) ? { parameters: tool.parameters } : {}),
+    });
+  }
+  return [...declared, ...sessionFunctions];
+}
+
+/** Chat-completions `tools` for the offered functions. */
+export function chatTools(functions: readonly ChatFunction[]): JsonObject[] {
+  return functions.map((f) => {
+    const fn: JsonObject = { name: f.name };
+    if (f.description !== undefined) fn.description = f.description;
+    if (f.parameters !== undefined) fn.parameters = f.parameters;
+    return { type: 'function', function: fn };
+  });
+}
+
+/** Chat-completions `tool_choice`; undefined leaves the engine's default (auto). */
+export function chatToolChoice(choice: ToolChoice): JsonValue | undefined {
+  if (choice === 'none' || choice === 'required') return choice;
+  if (choice === 'auto') return undefined;
+  if (choice.type === 'function' && typeof choice.name === 'string') return { type: 'function', function: { name: choice.name } };
+  return typeof choice.name === 'string' ? { type: 'function', function: { name: choice.name } } : 'required';
+}
+
+/** Token counts of one chat completion. */
+export interface TurnUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly cachedTokens: number;
+  readonly reasoningTokens: number;
+}
+
+/** How a chat completion ended, as the chat API says. */
+export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'other';
+
+export interface TranslatedTurn {
+  readonly items: ConversationItem[];
+  readonly finishReason: ChatFinishReason;
+  readonly usage: TurnUsage;
+}
+
+const count = (value: JsonValue | undefined): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
+
+/**
+ * Output items of a chat completion's first choice: a reasoning item when the model returned reasoning
+ * and `withReasoning`, a message (its text or refusal; `incomplete` when cut at the token limit) unless
+ * the answer is only tool calls, then one function_call item per tool call.
+ * Throws a plain Error when the completion has no choice with a message (a broken upstream).
+ */
+export function fromChatCompletion(completion: JsonObject, withReasoning: boolean): TranslatedTurn {
+  const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+  if (!isObject(choice) || !isObject(choice.message)) throw new Error('the chat completion has no choice with a message');
+  const message = choice.message;
+  const finishReason = finishOf(choice.finish_reason);
+  const items: ConversationItem[] = [];
+
+  const reasoning = typeof message.reasoning_content === 'string' ? message.reasoning_content : typeof message.reasoning === 'string' ? message.reasoning : '';
+  if (withReasoning && reasoning.length > 0) {
+    const item: ReasoningItem = {
+      type: 'reasoning', id: newResponsesId('rs'), summary: [], content: [{ type: 'reasoning_text', text: reasoning }], encrypted_content: null, status: 'completed',
+    };
+    items.push(item);
+  }
+
+  const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
+  const text = typeof message.content === 'string' ? message.content : '';
+  const refusal = typeof message.refusal === 'string' && message.refusal.length > 0 ? message.refusal : undefined;
+  if (text.length > 0 || refusal !== undefined || toolCalls.length === 0) {
+    const logprobs = isObject(choice.logprobs) && Array.isArray(choice.logprobs.content) ? choice.logprobs.content : [];
+    const content: ContentPart[] = refusal !== undefined && text.length === 0
+      ? [{ type: 'refusal', refusal }]
+      : [{ type: 'output_text', text, annotations: [], logprobs }];
+    items.push({ type: 'message', id: newResponsesId('msg'), role: 'assistant', status: finishReason === 'length' ? 'incomplete' : 'completed', content });
+  }
+  for (const call of toolCalls) {
+    const fn = isObject(call.function) ? call.function : {};
+    const item: FunctionCallItem = {
+      type: 'function_call',
+      id: newResponsesId('fc'),
+      call_id: typeof call.id === 'string' && call.id.length > 0 ? call.id : `call_${newResponsesId('fc').slice(3, 27)}`,
+      name: typeof fn.name === 'string' ? fn.name : '',
+      arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
+      status: 'completed',
+    };
+    items.push(item);
+  }
+
+  const usage = isObject(completion.usage) ? completion.usage : {};
+  const promptDetails = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  const completionDetails = isObject(usage.completion_tokens_details) ? usage.completion_tokens_details : {};
+  return {
+    items,
+    finishReason,
+    usage: {
+      promptTokens: count(usage.prompt_tokens),
+      completionTokens: count(usage.completion_tokens),
+      cachedTokens: count(promptDetails.cached_tokens),
+      reasoningTokens: count(completionDetails.reasoning_tokens),
+    },
+  };
+}
+
+function finishOf(value: JsonValue | undefined): ChatFinishReason {
+  return value === 'stop' || value === 'length' || value === 'tool_calls' || value === 'content_filter' ? value : 'other';
+}

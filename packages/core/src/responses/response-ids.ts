@@ -1,0 +1,14 @@
+import { randomBytes } from 'node:crypto';
+
+/** Prefixes of the ids Berth mints: responses, messages, function calls and their outputs, reasoning. */
+export type IdPrefix = 'resp' | 'msg' | 'fc' | 'fco' | 'rs';
+
+/** `<prefix>_<32 lowercase hex>`: 128 random bits, as the reference API's ids. */
+export function newResponsesId(prefix: IdPrefix): string {
+  return `${prefix}_${randomBytes(16).toString('hex')}`;
+}
+
+/** A response id as Berth issues it: `resp_` and 32 lowercase hex characters. */
+export function isResponseId(value: string): boolean {
+  return /^resp_[0-9a-f]{32}$/.test(value);
+}

@@ -1,0 +1,170 @@
+/**
+ * The Responses API's operations: create (one or more model turns through the same routing as chat
+ * completions), retrieve, delete, list, and a response's input items. Every operation acts in the
+ * caller's account: another account's response id is not found.
+ */
+import type { RequestContext } from '../contracts/request-context.js';
+import { authorize } from '../auth/permissions.js';
+import { unauthenticated } from '../errors/index.js';
+import { clockMs, type Clock } from '../ports/clock.js';
+import type { ServingDirectory } from '../ports/serving-directory.js';
+import type { ResourceStore } from '../ports/storage.js';
+import type { ChatModelClient } from './model-client.js';
+import { readModelFacts } from './model-facts.js';
+import { invalid } from './request-values.js';
+import { newResponsesId } from './response-ids.js';
+import { checkToolOutputs, hasImageInput } from './response-input.js';
+import { responseListBody, pageInputItems, parseResponseListParams, type ResponseListParams } from './response-list.js';
+import { buildResponseObject } from './response-object.js';
+import { parseResponseRequest, type ResponseRequest } from './response-request.js';
+import { ResponseStore, responseNotFound } from './response-store.js';
+import type { ConversationItem, ResponseList, ResponseObject } from './response-types.js';
+import type { ResponseToolProvider, ToolSession } from './tool-provider.js';
+import { TurnLoop } from './turn-loop.js';
+
+export interface ResponsesServiceDependencies {
+  /** Where responses are stored and models and deployments are read (the storage's resource store). */
+  readonly resources: ResourceStore;
+  readonly directory: ServingDirectory;
+  readonly client: ChatModelClient;
+  readonly clock: Clock;
+  /** Gateway-run tool types (MCP). None: only function tools. */
+  readonly toolProviders?: readonly ResponseToolProvider[];
+}
+
+/** The body of a successful delete, as the reference API answers it. */
+export const responseDeletedBody = { message: 'Response deleted successfully' } as const;
+
+export class ResponsesService {
+  private readonly store: ResponseStore;
+  private readonly loop: TurnLoop;
+  private readonly providers: readonly ResponseToolProvider[];
+  /** Last record time handed out: responses created by one instance list in creation order. */
+  private lastCreateMs = 0;
+
+  constructor(private readonly deps: ResponsesServiceDependencies) {
+    this.store = new ResponseStore(deps.resources);
+    this.loop = new TurnLoop(deps.client);
+    this.providers = deps.toolProviders ?? [];
+  }
+
+  /**
+   * Creates a response from a request body. Validation errors, an unknown model or previous response,
+   * and requests the engine refuses are thrown (INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION,
+   * RESOURCE_EXHAUSTED); a model that cannot be reached gives a response with status `failed`.
+   * `stream` and `background` are not served here.
+   */
+  async create(ctx: RequestContext, body: unknown): Promise<ResponseObject> {
+    const accountId = this.accountOf(ctx);
+    const request = parseResponseRequest(body, this.providers);
+    if (request.stream) throw invalid('stream: true is not yet supported by this gateway; send stream: false', 'stream', 'UNSUPPORTED_VALUE');
+    if (request.background) throw invalid('background: true is not yet supported by this gateway; send background: false', 'background', 'UNSUPPORTED_VALUE');
+    const createdAtMs = clockMs(this.deps.clock);
+    const id = request.store ? newResponsesId('resp') : null;
+
+    const context = [...(await this.history(ctx, accountId, request)), ...request.input];
+    const target = await this.deps.directory.resolve(ctx, request.model);
+    const facts = await readModelFacts(this.deps.resources, ctx, target);
+    if (!facts.supportsImageInput && hasImageInput(context)) {
+      throw invalid(`${request.model} does not take image input (its supportsImageInput is not true)`, 'input', 'UNSUPPORTED_VALUE');
+    }
+
+    const session = await this.openSession(ctx, request);
+    let outcome;
+    try {
+      outcome = await this.loop.run(ctx, { request, context, target, contextLength: facts.contextLength, ...(session ? { session } : {}) });
+    } finally {
+      await session?.close();
+    }
+    const response = buildResponseObject(request, id, createdAtMs, clockMs(this.deps.clock), outcome);
+    if (id !== null) await this.store.save(ctx, accountId, response, context, this.nextCreateMs(createdAtMs));
+    return response;
+  }
+
+  /** A stored response of the caller's account. NOT_FOUND otherwise. */
+  async get(ctx: RequestContext, id: string): Promise<ResponseObject> {
+    const accountId = this.accountOf(ctx);
+    const stored = await this.store.load(ctx, accountId, id);
+    if (!stored) throw responseNotFound(id);
+    return stored.response;
+  }
+
+  /** Deletes a stored response of the caller's account. NOT_FOUND otherwise. */
+  async delete(ctx: RequestContext, id: string): Promise<typeof responseDeletedBody> {
+    await this.store.remove(ctx, this.accountOf(ctx), id);
+    return responseDeletedBody;
+  }
+
+  /** The caller's stored responses, newest first (`limit`, `after`, `before`). */
+  async list(ctx: RequestContext, params: ResponseListParams): Promise<ResponseList<ResponseObject>> {
+    const accountId = this.accountOf(ctx);
+    const options = parseResponseListParams(params);
+    const page = await this.store.list(ctx, accountId, options);
+    return responseListBody(page.responses, page.hasMore);
+  }
+
+  /** The items a stored response was created from (the earlier conversation and its input), newest first by default. */
+  async inputItems(ctx: RequestContext, id: string, params: ResponseListParams): Promise<ResponseList<ConversationItem>> {
+    const accountId = this.accountOf(ctx);
+    const options = parseResponseListParams(params);
+    const stored = await this.store.load(ctx, accountId, id);
+    if (!stored) throw responseNotFound(id);
+    return pageInputItems(stored.conversation, options);
+  }
+
+  private accountOf(ctx: RequestContext): string {
+    const principal = ctx.principal;
+    if (!principal) throw unauthenticated('the Responses API needs an authenticated caller');
+    authorize(ctx, 'inference.use', { accountId: principal.accountId });
+    return principal.accountId;
+  }
+
+  /** The conversation a previous response ended with: its input items and its output. */
+  private async history(ctx: RequestContext, accountId: string, request: ResponseRequest): Promise<ConversationItem[]> {
+    if (request.previousResponseId === null) {
+      checkToolOutputs([], request.input);
+      return [];
+    }
+    const previous = await this.store.load(ctx, accountId, request.previousResponseId);
+    if (!previous) throw responseNotFound(request.previousResponseId, 'previous_response_id');
+    const history = [...previous.conversation, ...previous.response.output];
+    checkToolOutputs(history, request.input);
+    return history;
+  }
+
+  /** One session over the request's tools of each provider's types (none without such tools). */
+  private async openSession(ctx: RequestContext, request: ResponseRequest): Promise<ToolSession | undefined> {
+    const sessions: ToolSession[] = [];
+    try {
+      for (const provider of this.providers) {
+        const tools = request.tools.filter((tool) => provider.types.includes(tool.type));
+        if (tools.length > 0) sessions.push(await provider.open(ctx, tools));
+      }
+    } catch (error) {
+      await Promise.allSettled(sessions.map((s) => s.close()));
+      throw error;
+    }
+    if (sessions.length <= 1) return sessions[0];
+    return combineSessions(sessions);
+  }
+
+  /** Record times strictly increase within this instance, so same-millisecond responses keep their order. */
+  private nextCreateMs(createdAtMs: number): number {
+    this.lastCreateMs = Math.max(createdAtMs, this.lastCreateMs + 1);
+    return this.lastCreateMs;
+  }
+}
+
+/** Several providers' sessions as one: functions and items concatenated, each call to the session that handles it. */
+function combineSessions(sessions: readonly ToolSession[]): ToolSession {
+  const owner = (name: string) => sessions.find((s) => s.handles(name));
+  return {
+    functions: sessions.flatMap((s) => s.functions),
+    items: sessions.flatMap((s) => s.items),
+    handles: (name) => owner(name) !== undefined,
+    execute: (ctx, call) => owner(call.name)!.execute(ctx, call),
+    close: async () => {
+      await Promise.allSettled(sessions.map((s) => s.close()));
+    },
+  };
+}

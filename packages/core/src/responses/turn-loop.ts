@@ -1,0 +1,207 @@
+/**
+ * The turns of one response: ask the model (a chat completion), record its output, run the calls a
+ * gateway tool session handles and ask again, until the model answers, calls a client's function, or a
+ * limit stops it (max_output_tokens, max_tool_calls → incomplete). A failed upstream ends the response
+ * as `failed`; a request the engine refuses (4xx) is the client's error and is thrown.
+ */
+import { Code, GatewayError, invalidArgument, isGatewayError, resourceExhausted } from '../errors/index.js';
+import type { JsonObject } from '../contracts/json.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import type { ModelTarget } from '../ports/serving-directory.js';
+import { chatToolChoice, chatTools, fromChatCompletion, offeredFunctions, type TurnUsage } from './chat-translation.js';
+import { contextTooLong, fitContext, type FittedContext } from './context-window.js';
+import type { ChatModelClient, UpstreamError } from './model-client.js';
+import type { ResponseRequest } from './response-request.js';
+import type { ConversationItem, FunctionCallItem, IncompleteReason, ResponseError } from './response-types.js';
+import type { ChatFunction, ToolSession } from './tool-provider.js';
+
+/** Most model turns in one response: a guard against a model that calls gateway tools forever. */
+export const maxTurns = 32;
+/** Retries with a smaller window after the engine itself said the prompt is too long (truncation auto). */
+const contextRetries = 3;
+
+export interface TurnLoopInput {
+  readonly request: ResponseRequest;
+  /** The conversation before this response's output: earlier items and this request's input. */
+  readonly context: readonly ConversationItem[];
+  readonly target: ModelTarget;
+  /** The model's context length in tokens, when known. */
+  readonly contextLength: number | undefined;
+  readonly session?: ToolSession;
+}
+
+export interface TurnLoopResult {
+  readonly status: 'completed' | 'incomplete' | 'failed';
+  readonly output: ConversationItem[];
+  readonly usage: TurnUsage;
+  readonly incompleteReason: IncompleteReason | null;
+  readonly error: ResponseError | null;
+}
+
+const zeroUsage: TurnUsage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0 };
+
+function addUsage(a: TurnUsage, b: TurnUsage): TurnUsage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+  };
+}
+
+/** True when an engine's 4xx says the prompt does not fit (vLLM, the reference engine, OpenAI). */
+export function isContextLengthError(status: number, error: UpstreamError): boolean {
+  if (status !== 400 && status !== 413 && status !== 422) return false;
+  return error.code === 'context_length_exceeded' || /context length|context window|maximum context/i.test(error.message);
+}
+
+/** The error object of a failed response for something thrown while asking the model. */
+function failureOf(error: unknown): ResponseError {
+  if (isGatewayError(error)) {
+    return { type: 'server_error', code: (error.reason ?? error.code).toLowerCase(), message: error.message };
+  }
+  return { type: 'server_error', code: 'server_error', message: 'the model turn failed' };
+}
+
+/** Codes thrown by the model client that mean "no answer from the model": the response fails. */
+const upstreamFailures: ReadonlySet<Code> = new Set([Code.UNAVAILABLE, Code.DEADLINE_EXCEEDED, Code.INTERNAL, Code.UNKNOWN, Code.DATA_LOSS]);
+
+export class TurnLoop {
+  constructor(private readonly client: ChatModelClient) {}
+
+  async run(ctx: RequestContext, input: TurnLoopInput): Promise<TurnLoopResult> {
+    const { request, session } = input;
+    const functions = offeredFunctions(request.tools, session?.functions);
+    const output: ConversationItem[] = [...(session?.items ?? [])];
+    let usage = zeroUsage;
+    let toolCalls = 0;
+    const end = (status: TurnLoopResult['status'], incompleteReason: IncompleteReason | null = null, error: ResponseError | null = null): TurnLoopResult =>
+      ({ status, output, usage, incompleteReason, error });
+
+    for (let turn = 0; turn < maxTurns; turn += 1) {
+      const budget = request.maxOutputTokens === null ? null : request.maxOutputTokens - usage.completionTokens;
+      if (budget !== null && budget <= 0) return end('incomplete', 'max_output_tokens');
+      let answer: JsonObject;
+      try {
+        answer = await this.ask(ctx, input, [...input.context, ...output], functions, budget);
+      } catch (error) {
+        if (isGatewayError(error) && !upstreamFailures.has(error.code)) throw error;
+        if (!isGatewayError(error) && ctx.signal?.aborted) throw error;
+        return end('failed', null, failureOf(error));
+      }
+      let translated;
+      try {
+        translated = fromChatCompletion(answer, request.reasoning.effort !== null && request.reasoning.effort !== 'none');
+      } catch {
+        return end('failed', null, { type: 'server_error', code: 'bad_upstream_answer', message: 'the model replica answered without a message' });
+      }
+      usage = addUsage(usage, translated.usage);
+      output.push(...translated.items);
+      if (translated.finishReason === 'length') return end('incomplete', 'max_output_tokens');
+      if (translated.finishReason === 'content_filter') return end('incomplete', 'content_filter');
+
+      let calls = translated.items.filter((item): item is FunctionCallItem => item.type === 'function_call');
+      if (calls.length === 0) return end('completed');
+      let limited = false;
+      if (request.maxToolCalls !== null && toolCalls + calls.length > request.maxToolCalls) {
+        const allowed = calls.slice(0, Math.max(0, request.maxToolCalls - toolCalls));
+        const dropped = new Set(calls.slice(allowed.length));
+        output.splice(0, output.length, ...output.filter((item) => !dropped.has(item as FunctionCallItem)));
+        calls = allowed;
+        limited = true;
+      }
+      toolCalls += calls.length;
+      const gatewayCalls = session ? calls.filter((call) => session.handles(call.name)) : [];
+      if (gatewayCalls.length > 0) {
+        // Each call the session ran is replaced, where it stands, by the items recording it and its result.
+        const executed = await this.execute(ctx, session!, gatewayCalls, request.parallelToolCalls);
+        output.splice(0, output.length, ...output.flatMap((item) => executed.get(item as FunctionCallItem) ?? [item]));
+      }
+      if (limited) return end('incomplete', 'max_tool_calls');
+      // A call only the client can answer ends the response: the client continues with its output.
+      if (gatewayCalls.length < calls.length) return end('completed');
+    }
+    return end('incomplete', 'max_tool_calls');
+  }
+
+  /** One chat completion over the fitted conversation; retries smaller windows when the engine says it is too long. */
+  private async ask(ctx: RequestContext, input: TurnLoopInput, items: readonly ConversationItem[], functions: readonly ChatFunction[], budget: number | null): Promise<JsonObject> {
+    const { request } = input;
+    // At least one output token must fit beside the prompt.
+    let limit = input.contextLength === undefined ? undefined : input.contextLength - 1;
+    for (let attempt = 0; ; attempt += 1) {
+      const fitted = fitContext(request.instructions, items, functions, limit, request.truncation);
+      const body = this.chatBody(request, fitted, functions, budget, input.contextLength);
+      const outcome = await this.client.complete(ctx, { target: input.target, body, ...(request.user !== null ? { affinityKey: request.user } : {}) });
+      if (outcome.ok) return outcome.completion;
+      if (isContextLengthError(outcome.status, outcome.error)) {
+        if (request.truncation === 'disabled') throw contextTooLong(outcome.error.message);
+        if (attempt >= contextRetries || fitted.items.length <= 1) throw contextTooLong(outcome.error.message);
+        limit = Math.floor(fitted.promptTokens * 0.8);
+        continue;
+      }
+      throw clientError(outcome.status, outcome.error);
+    }
+  }
+
+  private chatBody(request: ResponseRequest, fitted: FittedContext, functions: readonly ChatFunction[], budget: number | null, contextLength: number | undefined): JsonObject {
+    const body: JsonObject = {
+      model: request.model,
+      messages: fitted.messages,
+      temperature: request.temperature,
+      top_p: request.topP,
+    };
+    if (request.presencePenalty !== 0) body.presence_penalty = request.presencePenalty;
+    if (request.frequencyPenalty !== 0) body.frequency_penalty = request.frequencyPenalty;
+    if (budget !== null) {
+      const room = contextLength === undefined ? budget : Math.max(1, Math.min(budget, contextLength - fitted.promptTokens));
+      body.max_tokens = room;
+    }
+    if (functions.length > 0 && request.toolChoice !== 'none') {
+      body.tools = chatTools(functions);
+      const choice = chatToolChoice(request.toolChoice);
+      if (choice !== undefined) body.tool_choice = choice;
+      body.parallel_tool_calls = request.parallelToolCalls;
+    }
+    if (request.user !== null) body.user = request.user;
+    if (request.topLogprobs > 0) {
+      body.logprobs = true;
+      body.top_logprobs = request.topLogprobs;
+    }
+    if (request.reasoning.effort !== null) body.reasoning_effort = request.reasoning.effort;
+    const format = request.text.format;
+    if (format.type === 'json_object') body.response_format = { type: 'json_object' };
+    else if (format.type === 'json_schema') {
+      body.response_format = {
+        type: 'json_schema',
+        json_schema: {
+          name: format.name,
+          schema: format.schema,
+          ...(format.description !== null ? { description: format.description } : {}),
+          ...(format.strict !== null ? { strict: format.strict } : {}),
+        },
+      };
+    }
+    return body;
+  }
+
+  /** Runs gateway tool calls, side by side when parallel tool calls are allowed: each call's items. */
+  private async execute(ctx: RequestContext, session: ToolSession, calls: readonly FunctionCallItem[], parallel: boolean): Promise<Map<FunctionCallItem, ConversationItem[]>> {
+    const results = new Map<FunctionCallItem, ConversationItem[]>();
+    if (parallel) {
+      const all = await Promise.all(calls.map((call) => session.execute(ctx, call)));
+      calls.forEach((call, i) => results.set(call, all[i]!));
+    } else {
+      for (const call of calls) results.set(call, await session.execute(ctx, call));
+    }
+    return results;
+  }
+}
+
+/** An engine's refusal of the request (not a failure of the engine): the client's error. */
+function clientError(status: number, error: UpstreamError): GatewayError {
+  const options = { reason: (error.code ?? 'upstream_rejected').toUpperCase(), ...(error.param !== null ? { field: error.param } : {}) };
+  if (status === 429) return resourceExhausted(error.message, options);
+  if (status >= 400 && status < 500 && status !== 404 && status !== 408) return invalidArgument(error.message, options);
+  return new GatewayError(Code.UNAVAILABLE, `the model replica failed (HTTP ${status})`, { reason: 'UPSTREAM_ERROR' });
+}
