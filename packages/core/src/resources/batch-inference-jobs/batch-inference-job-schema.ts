@@ -1,4 +1,4 @@
-import type { FromSchema } from 'json-schema-to-ts';
+import type { ResourceType } from '../common/schema-type.js';
 import {
   displayNameSchema, jobProgressSchema, nameSchema, precisionSchema, statusSchema, timestampSchema, etagSchema,
 } from '../common/schema-parts.js';
@@ -49,7 +49,7 @@ export const batchInferenceJobSchema = {
   },
 } as const;
 
-export type BatchInferenceJob = FromSchema<typeof batchInferenceJobSchema>;
+export type BatchInferenceJob = ResourceType<typeof batchInferenceJobSchema>;
 
 export const batchInferenceJobOutputOnly = [
   'name', 'createTime', 'updateTime', 'createdBy', 'state', 'status', 'jobProgress',

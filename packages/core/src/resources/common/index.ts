@@ -3,6 +3,8 @@ export * from './state-machine.js';
 export * from './resource-definition.js';
 export * from './resource-environment.js';
 export * from './resource-service.js';
+export * from './crud-service.js';
+export * from './schema-type.js';
 export * from './secrets.js';
 export * from './sizing.js';
 export * from './placement-defaults.js';

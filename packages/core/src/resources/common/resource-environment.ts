@@ -2,6 +2,7 @@ import { invalidArgument, permissionDenied } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { Clock } from '../../ports/clock.js';
 import type { IdGenerator } from '../../ports/id-generator.js';
+import type { JsonObject } from '../../ports/json.js';
 import type { Storage, StoredResource } from '../../ports/storage.js';
 import { parseResourceName } from '../../names/resource-name.js';
 import { TransactionScopedStorage } from './transaction-scoped-storage.js';
@@ -14,6 +15,11 @@ import { TransactionScopedStorage } from './transaction-scoped-storage.js';
 export function assertSameAccountReference(reference: string, collection: string, accountId: string, field: string): void {
   const parsed = parseResourceName(reference, collection, field);
   if (parsed.accountId !== accountId) throw permissionDenied(`permission denied on accounts/${parsed.accountId}`);
+}
+
+/** A stored resource whose body is of its kind's type `T`. */
+export interface StoredResourceOf<T extends JsonObject> extends StoredResource {
+  readonly data: T;
 }
 
 /** What resource rules may use: storage, time, ids, and reference checks. */
@@ -39,20 +45,21 @@ export class ResourceEnvironment {
   /**
    * Checks that `reference` names an existing resource of `collection` in `accountId`. A reference to
    * another account answers 403 PERMISSION_DENIED whether or not that resource exists; a dangling
-   * reference is INVALID_ARGUMENT naming `field`.
+   * reference is INVALID_ARGUMENT naming `field`. `T` is the type of `collection`'s resources (its
+   * service stored them, after checking them against its schema).
    */
-  async requireReference(
+  async requireReference<T extends JsonObject = JsonObject>(
     ctx: RequestContext,
     reference: string,
     collection: string,
     accountId: string,
     field: string,
-  ): Promise<StoredResource> {
+  ): Promise<StoredResourceOf<T>> {
     assertSameAccountReference(reference, collection, accountId, field);
     const found = await this.storage.resources.get(ctx, reference);
     if (!found) {
       throw invalidArgument(`${field} "${reference}" does not exist`, { field, reason: 'REFERENCE_NOT_FOUND' });
     }
-    return found;
+    return found as StoredResourceOf<T>;
   }
 }

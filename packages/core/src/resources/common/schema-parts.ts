@@ -1,5 +1,6 @@
 /** Schema fragments shared by resource schemas (JSON Schema, `as const`). */
 import { precisionValues, type Precision } from '../../contracts/precision.js';
+import type { SchemaType } from './schema-type.js';
 
 export { precisionValues, type Precision };
 export const int32Schema = { type: 'integer', minimum: -2147483648, maximum: 2147483647 } as const;
@@ -80,6 +81,7 @@ export const jobProgressSchema = {
     cachedInputTokenCount: { type: 'number' },
   },
 } as const;
+export type JobProgress = SchemaType<typeof jobProgressSchema>;
 
 /** Google Date: year 0 or 1–9999, month 0 or 1–12, day 0 or 1–31 (validity checked in code). */
 export const dateSchema = {

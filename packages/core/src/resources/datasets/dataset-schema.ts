@@ -1,4 +1,4 @@
-import type { FromSchema } from 'json-schema-to-ts';
+import type { ResourceType, SchemaType } from '../common/schema-type.js';
 import { displayNameSchema, nonNegativeInt64Schema, nameSchema, statusSchema, timestampSchema, etagSchema } from '../common/schema-parts.js';
 
 export const datasetStateValues = ['STATE_UNSPECIFIED', 'UPLOADING', 'READY'] as const;
@@ -39,7 +39,7 @@ export const datasetSchema = {
   },
 } as const;
 
-export type Dataset = FromSchema<typeof datasetSchema>;
+export type Dataset = ResourceType<typeof datasetSchema>;
 
 export const datasetOutputOnly = [
   'name', 'createTime', 'updateTime', 'state', 'status', 'createdBy', 'sourceDataset', 'sourceFilter',
@@ -63,4 +63,4 @@ export const createDatasetRequestSchema = {
   },
 } as const;
 
-export type CreateDatasetRequest = FromSchema<typeof createDatasetRequestSchema>;
+export type CreateDatasetRequest = SchemaType<typeof createDatasetRequestSchema>;

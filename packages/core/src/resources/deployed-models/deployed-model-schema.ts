@@ -1,4 +1,4 @@
-import type { FromSchema } from 'json-schema-to-ts';
+import type { ResourceType } from '../common/schema-type.js';
 import { descriptionSchema, displayNameSchema, nameSchema, statusSchema, timestampSchema, etagSchema } from '../common/schema-parts.js';
 import { deployedModelStateValues } from '../models/model-schema.js';
 
@@ -26,6 +26,6 @@ export const deployedModelSchema = {
   },
 } as const;
 
-export type DeployedModel = FromSchema<typeof deployedModelSchema>;
+export type DeployedModel = ResourceType<typeof deployedModelSchema>;
 
 export const deployedModelOutputOnly = ['name', 'createTime', 'updateTime', 'default', 'state', 'status'] as const;

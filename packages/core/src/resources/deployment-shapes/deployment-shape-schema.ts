@@ -1,4 +1,4 @@
-import type { FromSchema } from 'json-schema-to-ts';
+import type { ResourceType } from '../common/schema-type.js';
 import {
   acceleratorTypeSchema, descriptionSchema, displayNameSchema, int32Schema, nonNegativeInt64Schema, nameSchema, precisionSchema,
   timestampSchema, etagSchema,
@@ -36,6 +36,6 @@ export const deploymentShapeSchema = {
   },
 } as const;
 
-export type DeploymentShape = FromSchema<typeof deploymentShapeSchema>;
+export type DeploymentShape = ResourceType<typeof deploymentShapeSchema>;
 
 export const deploymentShapeOutputOnly = ['name', 'createTime', 'updateTime'] as const;

@@ -1,4 +1,4 @@
-import type { FromSchema } from 'json-schema-to-ts';
+import type { ResourceType } from '../common/schema-type.js';
 import {
   acceleratorTypeSchema, descriptionSchema, displayNameSchema, durationSchema, int32Schema, nameSchema,
   nonNegativeInt32Schema, precisionSchema, regionSchema, statusSchema, timestampSchema, etagSchema,
@@ -80,7 +80,7 @@ export const deploymentSchema = {
   },
 } as const;
 
-export type Deployment = FromSchema<typeof deploymentSchema>;
+export type Deployment = ResourceType<typeof deploymentSchema>;
 
 export const deploymentOutputOnly = [
   'name', 'createTime', 'updateTime', 'deleteTime', 'purgeTime', 'state', 'status', 'replicaCount',

@@ -1,4 +1,4 @@
-import type { FromSchema } from 'json-schema-to-ts';
+import type { ResourceType } from '../common/schema-type.js';
 import {
   dateSchema, descriptionSchema, displayNameSchema, int32Schema, nonNegativeInt64Schema, nameSchema, precisionSchema,
   statusSchema, timestampSchema, etagSchema,
@@ -103,7 +103,7 @@ export const modelSchema = {
   },
 } as const;
 
-export type Model = FromSchema<typeof modelSchema>;
+export type Model = ResourceType<typeof modelSchema>;
 
 export const modelOutputOnly = [
   'name', 'createTime', 'updateTime', 'state', 'status', 'importedFrom', 'fineTuningJob', 'deployedModelRefs',

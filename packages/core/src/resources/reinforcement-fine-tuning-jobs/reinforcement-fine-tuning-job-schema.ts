@@ -1,4 +1,4 @@
-import type { FromSchema } from 'json-schema-to-ts';
+import type { ResourceType } from '../common/schema-type.js';
 import {
   displayNameSchema, nonNegativeInt64Schema, jobProgressSchema, jobStateValues, nameSchema, nonNegativeInt32Schema,
   regionSchema, statusSchema, timestampSchema, etagSchema,
@@ -111,7 +111,7 @@ export const reinforcementFineTuningJobSchema = {
   },
 } as const;
 
-export type ReinforcementFineTuningJob = FromSchema<typeof reinforcementFineTuningJobSchema>;
+export type ReinforcementFineTuningJob = ResourceType<typeof reinforcementFineTuningJobSchema>;
 
 export const reinforcementFineTuningJobOutputOnly = [
   'name', 'createTime', 'updateTime', 'completedTime', 'state', 'status', 'createdBy', 'outputStats',

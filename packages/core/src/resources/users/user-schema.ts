@@ -1,4 +1,4 @@
-import type { FromSchema } from 'json-schema-to-ts';
+import type { ResourceType } from '../common/schema-type.js';
 import { displayNameSchema, nameSchema, statusSchema, timestampSchema, etagSchema } from '../common/schema-parts.js';
 
 export const userStateValues = ['STATE_UNSPECIFIED', 'CREATING', 'READY', 'UPDATING', 'DELETING'] as const;
@@ -27,6 +27,6 @@ export const userSchema = {
   },
 } as const;
 
-export type User = FromSchema<typeof userSchema>;
+export type User = ResourceType<typeof userSchema>;
 
 export const userOutputOnly = ['name', 'createTime', 'updateTime', 'state', 'status'] as const;
