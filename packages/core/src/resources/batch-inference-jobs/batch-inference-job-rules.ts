@@ -1,17 +1,16 @@
 import { failedPrecondition, invalidArgument } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { parseResourceName } from '../../names/resource-name.js';
-import type { JsonObject } from '../../ports/json.js';
-import type { StoredResource } from '../../ports/storage.js';
 import { isPlainObject } from '../../validation/paths.js';
 import { assertSameAccountReference, type ResourceEnvironment } from '../common/resource-environment.js';
-import { precisionValues, type Precision } from '../common/schema-parts.js';
+import { precisionValues, type JobProgress, type Precision } from '../common/schema-parts.js';
 import { datasetNameOf } from '../datasets/dataset-rules.js';
-import type { BatchInferenceJobState } from './batch-inference-job-schema.js';
+import type { Model } from '../models/model-schema.js';
+import type { BatchInferenceJob, BatchInferenceJobState } from './batch-inference-job-schema.js';
 import { batchInferenceJobTerminalStates } from './batch-inference-job-state-machine.js';
 
 /** A JobProgress with every counter at zero: what a new job shows. */
-export function initialJobProgress(): JsonObject {
+export function initialJobProgress(): JobProgress {
   return {
     percent: 0, epoch: 0, totalInputRequests: 0, totalProcessedRequests: 0, successfullyProcessedRequests: 0,
     failedRequests: 0, outputRows: 0, inputTokens: 0, outputTokens: 0, cachedInputTokenCount: 0,
@@ -25,23 +24,24 @@ export function initialJobProgress(): JsonObject {
  */
 export const assertSameAccountName = assertSameAccountReference;
 
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
 function isPrecision(value: unknown): value is Precision {
   return typeof value === 'string' && (precisionValues as readonly string[]).includes(value) && value !== 'PRECISION_UNSPECIFIED';
+}
+
+function isStopped(state: BatchInferenceJobState | undefined): boolean {
+  return state !== undefined && batchInferenceJobTerminalStates.includes(state);
 }
 
 /**
  * The precision a model runs at by default: its `baseModelDetails.defaultPrecision`; for an add-on,
  * that of its base model (when the base exists); FP16 otherwise.
  */
-export async function defaultPrecisionOf(ctx: RequestContext, env: ResourceEnvironment, model: StoredResource): Promise<Precision> {
-  const own = isPlainObject(model.data.baseModelDetails) ? model.data.baseModelDetails.defaultPrecision : undefined;
+export async function defaultPrecisionOf(ctx: RequestContext, env: ResourceEnvironment, model: Model): Promise<Precision> {
+  const own = model.baseModelDetails?.defaultPrecision;
   if (isPrecision(own)) return own;
-  const baseName = isPlainObject(model.data.peftDetails) ? text(model.data.peftDetails.baseModel) : '';
+  const baseName = model.peftDetails?.baseModel ?? '';
   if (baseName !== '') {
+    // The base may be gone (add-ons outlive it): a plain read, not a reference check.
     const base = await env.storage.resources.get(ctx, baseName);
     const details = base?.data.baseModelDetails;
     if (isPlainObject(details) && isPrecision(details.defaultPrecision)) return details.defaultPrecision;
@@ -49,7 +49,17 @@ export async function defaultPrecisionOf(ctx: RequestContext, env: ResourceEnvir
   return 'FP16';
 }
 
-const inheritedFromContinuedJob = ['model', 'inputDatasetId', 'outputDatasetId', 'inferenceParameters', 'precision'] as const;
+/** Takes `field` from the continued job when the new job leaves it out. */
+function inherit<K extends 'model' | 'inputDatasetId' | 'outputDatasetId' | 'inferenceParameters' | 'precision'>(
+  job: BatchInferenceJob,
+  previous: BatchInferenceJob,
+  field: K,
+): void {
+  const given: BatchInferenceJob[K] = job[field];
+  const unset = given === undefined || given === '' || (field === 'precision' && given === 'PRECISION_UNSPECIFIED');
+  const inherited = previous[field];
+  if (unset && inherited !== undefined) job[field] = structuredClone(inherited);
+}
 
 /**
  * Rules of a new batch inference job (mutates `job`, which carries its name and initial state):
@@ -62,42 +72,40 @@ const inheritedFromContinuedJob = ['model', 'inputDatasetId', 'outputDatasetId',
  * - `precision` unspecified → the model's default (see `defaultPrecisionOf`);
  * - `createdBy` is the caller's e-mail, `jobProgress` starts at zero.
  */
-export async function applyBatchInferenceJobCreateRules(ctx: RequestContext, job: JsonObject, env: ResourceEnvironment): Promise<void> {
-  const { accountId } = parseResourceName(String(job.name), 'batchInferenceJobs');
+export async function applyBatchInferenceJobCreateRules(ctx: RequestContext, job: BatchInferenceJob, env: ResourceEnvironment): Promise<void> {
+  const { accountId } = parseResourceName(job.name, 'batchInferenceJobs');
   const createdBy = ctx.principal?.email;
   if (createdBy) job.createdBy = createdBy;
   else delete job.createdBy;
 
-  const continuedFrom = text(job.continuedFromJobName);
+  const continuedFrom = job.continuedFromJobName ?? '';
   if (continuedFrom !== '') {
-    const previous = await env.requireReference(ctx, continuedFrom, 'batchInferenceJobs', accountId, 'continuedFromJobName');
-    const state = text(previous.data.state) as BatchInferenceJobState;
-    if (!batchInferenceJobTerminalStates.includes(state)) {
-      throw failedPrecondition(`${continuedFrom} is ${state}; only a stopped job (${batchInferenceJobTerminalStates.join(', ')}) can be continued`, { reason: 'JOB_NOT_STOPPED' });
+    const previous = await env.requireReference<BatchInferenceJob>(ctx, continuedFrom, 'batchInferenceJobs', accountId, 'continuedFromJobName');
+    if (!isStopped(previous.data.state)) {
+      throw failedPrecondition(`${continuedFrom} is ${previous.data.state ?? ''}; only a stopped job (${batchInferenceJobTerminalStates.join(', ')}) can be continued`, { reason: 'JOB_NOT_STOPPED' });
     }
-    for (const field of inheritedFromContinuedJob) {
-      const given = job[field];
-      const unset = given === undefined || given === '' || (field === 'precision' && given === 'PRECISION_UNSPECIFIED');
-      const inherited = previous.data[field];
-      if (unset && inherited !== undefined) job[field] = structuredClone(inherited);
-    }
+    inherit(job, previous.data, 'model');
+    inherit(job, previous.data, 'inputDatasetId');
+    inherit(job, previous.data, 'outputDatasetId');
+    inherit(job, previous.data, 'inferenceParameters');
+    inherit(job, previous.data, 'precision');
   }
 
-  const model = text(job.model);
+  const model = job.model ?? '';
   if (model === '') throw invalidArgument('model is required unless continuedFromJobName is given', { field: 'model' });
-  const modelRecord = await env.requireReference(ctx, model, 'models', accountId, 'model');
+  const modelRecord = await env.requireReference<Model>(ctx, model, 'models', accountId, 'model');
 
-  const input = text(job.inputDatasetId);
+  const input = job.inputDatasetId ?? '';
   if (input === '') throw invalidArgument('inputDatasetId is required unless continuedFromJobName is given', { field: 'inputDatasetId' });
   job.inputDatasetId = datasetNameOf(input, accountId, 'inputDatasetId');
   await env.requireReference(ctx, job.inputDatasetId, 'datasets', accountId, 'inputDatasetId');
 
-  const output = text(job.outputDatasetId);
+  const output = job.outputDatasetId ?? '';
   if (output !== '') {
     job.outputDatasetId = datasetNameOf(output, accountId, 'outputDatasetId');
     assertSameAccountName(job.outputDatasetId, 'datasets', accountId, 'outputDatasetId');
   }
 
-  if (!isPrecision(job.precision)) job.precision = await defaultPrecisionOf(ctx, env, modelRecord);
+  if (!isPrecision(job.precision)) job.precision = await defaultPrecisionOf(ctx, env, modelRecord.data);
   job.jobProgress = initialJobProgress();
 }
