@@ -1,16 +1,10 @@
 import { invalidArgument } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { parseResourceName } from '../../names/resource-name.js';
-import type { JsonObject } from '../../ports/json.js';
-import { isPlainObject } from '../../validation/paths.js';
 import { assertSameAccountName, initialJobProgress } from '../batch-inference-jobs/batch-inference-job-rules.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
 import { datasetNameOf } from '../datasets/dataset-rules.js';
-import { chunkSizeLimits, nodeCountDefault } from './reinforcement-fine-tuning-job-schema.js';
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
+import { chunkSizeLimits, nodeCountDefault, type ReinforcementFineTuningJob } from './reinforcement-fine-tuning-job-schema.js';
 
 /**
  * Rules of a new reinforcement fine-tuning job (mutates `job`, which carries its name and initial
@@ -25,22 +19,26 @@ function text(value: unknown): string {
  * - defaults: `chunkSize` 200, `nodeCount` 1; `jobProgress` starts at zero; `createdBy` is the
  *   caller's e-mail.
  */
-export async function applyReinforcementFineTuningJobCreateRules(ctx: RequestContext, job: JsonObject, env: ResourceEnvironment): Promise<void> {
-  const { accountId } = parseResourceName(String(job.name), 'reinforcementFineTuningJobs');
+export async function applyReinforcementFineTuningJobCreateRules(
+  ctx: RequestContext,
+  job: ReinforcementFineTuningJob,
+  env: ResourceEnvironment,
+): Promise<void> {
+  const { accountId } = parseResourceName(job.name, 'reinforcementFineTuningJobs');
   const createdBy = ctx.principal?.email;
   if (createdBy) job.createdBy = createdBy;
   else delete job.createdBy;
 
-  const dataset = text(job.dataset);
+  const dataset = job.dataset ?? '';
   if (dataset === '') throw invalidArgument('dataset is required', { field: 'dataset' });
   job.dataset = datasetNameOf(dataset, accountId, 'dataset');
   await env.requireReference(ctx, job.dataset, 'datasets', accountId, 'dataset');
 
-  const evaluator = text(job.evaluator);
+  const evaluator = job.evaluator ?? '';
   if (evaluator === '') throw invalidArgument('evaluator is required', { field: 'evaluator' });
   assertSameAccountName(evaluator, 'evaluators', accountId, 'evaluator');
 
-  const evaluationDataset = text(job.evaluationDataset);
+  const evaluationDataset = job.evaluationDataset ?? '';
   if (evaluationDataset !== '') {
     if (job.evalAutoCarveout === true) {
       throw invalidArgument('evalAutoCarveout must not be true when evaluationDataset is given', { field: 'evalAutoCarveout' });
@@ -50,15 +48,15 @@ export async function applyReinforcementFineTuningJobCreateRules(ctx: RequestCon
   }
 
   const config = job.trainingConfig;
-  if (isPlainObject(config)) {
-    const baseModel = text(config.baseModel);
-    const warmStartFrom = text(config.warmStartFrom);
+  if (config !== undefined) {
+    const baseModel = config.baseModel ?? '';
+    const warmStartFrom = config.warmStartFrom ?? '';
     if (baseModel !== '' && warmStartFrom !== '') {
       throw invalidArgument('trainingConfig.baseModel and trainingConfig.warmStartFrom are mutually exclusive', { field: 'trainingConfig.warmStartFrom' });
     }
     if (baseModel !== '') await env.requireReference(ctx, baseModel, 'models', accountId, 'trainingConfig.baseModel');
     if (warmStartFrom !== '') await env.requireReference(ctx, warmStartFrom, 'models', accountId, 'trainingConfig.warmStartFrom');
-    const outputModel = text(config.outputModel);
+    const outputModel = config.outputModel ?? '';
     if (outputModel !== '') assertSameAccountName(outputModel, 'models', accountId, 'trainingConfig.outputModel');
   }
 

@@ -1,54 +1,36 @@
 import { failedPrecondition } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
-import type { JsonObject } from '../../ports/json.js';
-import type { JobState } from '../common/schema-parts.js';
+import { crudService } from '../common/crud-service.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
-import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
+import type { JobState } from '../common/schema-parts.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { assertTransition } from '../common/state-machine.js';
 import { reinforcementFineTuningJobDefinition } from './reinforcement-fine-tuning-job-definition.js';
+import type { ReinforcementFineTuningJob } from './reinforcement-fine-tuning-job-schema.js';
 import {
   reinforcementFineTuningJobResumableStates, reinforcementFineTuningJobStateMachine,
 } from './reinforcement-fine-tuning-job-state-machine.js';
 
-function stateOf(job: JsonObject): JobState {
-  return (typeof job.state === 'string' ? job.state : 'JOB_STATE_UNSPECIFIED') as JobState;
+function stateOf(job: ReinforcementFineTuningJob): JobState {
+  return job.state ?? 'JOB_STATE_UNSPECIFIED';
 }
 
-/** Reinforcement fine-tuning jobs: create, get, list, delete, cancel and resume (no update). */
-export class ReinforcementFineTuningJobService {
-  readonly resources: ResourceService;
-
+/**
+ * Reinforcement fine-tuning jobs: create, get, list and delete as the definition makes them (create
+ * starts a job in JOB_STATE_CREATING and throws PERMISSION_DENIED, INVALID_ARGUMENT for the schema,
+ * missing or dangling references or another account, ALREADY_EXISTS; delete removes the record in any
+ * state), plus cancel and resume. No update.
+ */
+export class ReinforcementFineTuningJobService extends crudService(reinforcementFineTuningJobDefinition, ['create', 'get', 'list', 'delete']) {
   constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets) {
-    this.resources = new ResourceService(reinforcementFineTuningJobDefinition, env, secrets);
-  }
-
-  /**
-   * Creates a job in JOB_STATE_CREATING. Throws PERMISSION_DENIED, INVALID_ARGUMENT (schema, missing
-   * or dangling references, another account), ALREADY_EXISTS.
-   */
-  create(ctx: RequestContext, accountId: string, body: unknown, reinforcementFineTuningJobId?: string): Promise<JsonObject> {
-    return this.resources.create(ctx, accountId, body, reinforcementFineTuningJobId === undefined ? {} : { id: reinforcementFineTuningJobId });
-  }
-
-  get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
-    return this.resources.get(ctx, name, readMask);
-  }
-
-  list(ctx: RequestContext, accountId: string, params: ListParams): Promise<ListPage> {
-    return this.resources.list(ctx, accountId, params);
-  }
-
-  /** Deletes the job record in any state. NOT_FOUND when absent. */
-  delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
-    return this.resources.delete(ctx, name, options);
+    super(env, secrets);
   }
 
   /**
    * `:cancel` — moves a job that is not finished to JOB_STATE_CANCELLED and records `completedTime`.
    * Answers `{}`. FAILED_PRECONDITION from a terminal state; NOT_FOUND when absent.
    */
-  async cancel(ctx: RequestContext, name: string): Promise<JsonObject> {
+  async cancel(ctx: RequestContext, name: string): Promise<Record<string, never>> {
     this.resources.authorizeName(ctx, name, 'action');
     await this.resources.mutate(ctx, name, (job) => {
       assertTransition(reinforcementFineTuningJobStateMachine, stateOf(job), 'JOB_STATE_CANCELLED');
@@ -64,7 +46,7 @@ export class ReinforcementFineTuningJobService {
    * `:resume` — moves a PAUSED or FAILED job back to JOB_STATE_PENDING (clearing the failure status
    * and completion time) and answers the job. FAILED_PRECONDITION from any other state.
    */
-  async resume(ctx: RequestContext, name: string): Promise<JsonObject> {
+  async resume(ctx: RequestContext, name: string): Promise<ReinforcementFineTuningJob> {
     this.resources.authorizeName(ctx, name, 'action');
     return this.resources.mutate(ctx, name, (job) => {
       const state = stateOf(job);

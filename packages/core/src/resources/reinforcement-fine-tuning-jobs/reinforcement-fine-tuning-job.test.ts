@@ -177,7 +177,7 @@ describe('ReinforcementFineTuningJobService.create', () => {
       trainerLogsSignedUrl: 'https://x', outputStats: 's', outputMetrics: 'm', createdBy: 'x@example.com', status: { code: 'OK' },
     });
     expect(job).toMatchObject({ state: 'JOB_STATE_CREATING', createdBy: 'admin@example.com' });
-    for (const key of ['completedTime', 'acceleratorSeconds', 'trainerLogsSignedUrl', 'outputStats', 'outputMetrics', 'status']) expect(job[key], key).toBeUndefined();
+    for (const key of ['completedTime', 'acceleratorSeconds', 'trainerLogsSignedUrl', 'outputStats', 'outputMetrics', 'status'] as const) expect(job[key], key).toBeUndefined();
   });
 
   it('checks the permission, account and id', async () => {
