@@ -14,12 +14,13 @@ export function defineStateMachine<S extends string>(machine: StateMachine<S>): 
   return machine;
 }
 
-export function canTransition<S extends string>(machine: StateMachine<S>, from: S, to: S): boolean {
-  return machine.transitions[from]?.includes(to) ?? false;
+/** Whether `from → to` is in the table. A record without a state (`undefined`) moves nowhere. */
+export function canTransition<S extends string>(machine: StateMachine<S>, from: S | undefined, to: S): boolean {
+  return from !== undefined && (machine.transitions[from]?.includes(to) ?? false);
 }
 
-/** Throws FAILED_PRECONDITION when `from → to` is not in the table. */
-export function assertTransition<S extends string>(machine: StateMachine<S>, from: S, to: S): void {
+/** Throws FAILED_PRECONDITION when `from → to` is not in the table (or the record has no state). */
+export function assertTransition<S extends string>(machine: StateMachine<S>, from: S | undefined, to: S): void {
   if (!canTransition(machine, from, to)) {
     throw failedPrecondition(`${machine.resource} cannot move from ${from} to ${to}`, { reason: 'INVALID_STATE_TRANSITION' });
   }

@@ -1,10 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
-import type { JsonObject } from '../../ports/json.js';
 import { compileValidator } from '../../validation/schema-validator.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
 import type { GatewaySecrets } from '../common/secrets.js';
+import type { Dataset } from './dataset-schema.js';
 import type { DatasetService } from './dataset-service.js';
 
 /** A file name inside a dataset: no paths, 1–255 characters. */
@@ -104,10 +104,10 @@ export class DatasetFileService {
     return `datasets/${dataset.slice('accounts/'.length)}/${filename}`;
   }
 
-  private async requireState(ctx: RequestContext, dataset: string, state: 'UPLOADING' | 'READY'): Promise<JsonObject> {
+  private async requireState(ctx: RequestContext, dataset: string, state: 'UPLOADING' | 'READY'): Promise<Dataset> {
     const found = await this.datasets.resources.getStored(ctx, dataset);
     if (found.data.state !== state) {
-      throw failedPrecondition(`dataset ${dataset} is ${String(found.data.state)}; this needs it ${state}`, { reason: 'DATASET_STATE' });
+      throw failedPrecondition(`dataset ${dataset} is ${found.data.state}; this needs it ${state}`, { reason: 'DATASET_STATE' });
     }
     return found.data;
   }
@@ -171,7 +171,7 @@ export class DatasetFileService {
       const blob = await this.env.storage.blobs.get(ctx, this.blobKey(dataset, filename));
       if (!blob || blob.size !== size) throw failedPrecondition(`file ${filename} of dataset ${dataset} has not been uploaded`);
       if (!filename.endsWith('.jsonl')) continue;
-      const counted = countJsonlExamples(filename, Buffer.from(blob.bytes).toString('utf8'), String(data.format ?? 'FORMAT_UNSPECIFIED'));
+      const counted = countJsonlExamples(filename, Buffer.from(blob.bytes).toString('utf8'), data.format ?? 'FORMAT_UNSPECIFIED');
       examples += counted.rows;
       characters += counted.characters;
     }

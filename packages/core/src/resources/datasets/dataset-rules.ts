@@ -1,8 +1,7 @@
 import { invalidArgument } from '../../errors/index.js';
 import { assertValidId, formatResourceName, parseResourceName } from '../../names/resource-name.js';
-import type { JsonObject } from '../../ports/json.js';
 import { assertTransition } from '../common/state-machine.js';
-import type { DatasetState } from './dataset-schema.js';
+import type { Dataset } from './dataset-schema.js';
 import { datasetStateMachine } from './dataset-state-machine.js';
 
 /**
@@ -21,7 +20,7 @@ export function datasetNameOf(reference: string, accountId: string, field: strin
 /** The source of a derived dataset, already loaded and checked to be in the same account. */
 export interface DatasetDerivation {
   readonly sourceName: string;
-  readonly source: JsonObject;
+  readonly source: Dataset;
   readonly filter: string;
 }
 
@@ -32,8 +31,8 @@ export interface DatasetRuleInput {
 }
 
 /** Moves a new dataset to READY through the state machine. */
-function becomeReady(dataset: JsonObject): void {
-  assertTransition(datasetStateMachine, dataset.state as DatasetState, 'READY');
+function becomeReady(dataset: Dataset): void {
+  assertTransition(datasetStateMachine, dataset.state, 'READY');
   dataset.state = 'READY';
 }
 
@@ -45,17 +44,17 @@ function becomeReady(dataset: JsonObject): void {
  *   (a different explicit format is INVALID_ARGUMENT), may not also point to an `externalUrl`, and is
  *   READY at once when its source is READY (the filter is applied lazily over immutable contents).
  */
-export function applyDatasetCreateRules(dataset: JsonObject, input: DatasetRuleInput): void {
+export function applyDatasetCreateRules(dataset: Dataset, input: DatasetRuleInput): void {
   if (input.createdBy) dataset.createdBy = input.createdBy;
   else delete dataset.createdBy;
-  const externalUrl = typeof dataset.externalUrl === 'string' ? dataset.externalUrl : '';
+  const externalUrl = dataset.externalUrl ?? '';
   const derivation = input.derivation;
   if (derivation) {
     if (externalUrl !== '') {
       throw invalidArgument('dataset.externalUrl must not be set on a dataset derived from sourceDatasetId', { field: 'dataset.externalUrl' });
     }
-    const sourceFormat = typeof derivation.source.format === 'string' ? derivation.source.format : 'FORMAT_UNSPECIFIED';
-    const format = typeof dataset.format === 'string' ? dataset.format : 'FORMAT_UNSPECIFIED';
+    const sourceFormat = derivation.source.format ?? 'FORMAT_UNSPECIFIED';
+    const format = dataset.format ?? 'FORMAT_UNSPECIFIED';
     if (format !== 'FORMAT_UNSPECIFIED' && sourceFormat !== 'FORMAT_UNSPECIFIED' && format !== sourceFormat) {
       throw invalidArgument(`dataset.format ${format} differs from the format ${sourceFormat} of ${derivation.sourceName}`, { field: 'dataset.format' });
     }

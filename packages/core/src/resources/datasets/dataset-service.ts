@@ -1,15 +1,14 @@
 import type { RequestContext } from '../../kernel/request-context.js';
 import { authorize } from '../../auth/permissions.js';
 import { assertValidId } from '../../names/resource-name.js';
-import type { JsonObject } from '../../ports/json.js';
 import { compileValidator } from '../../validation/schema-validator.js';
+import { crudService } from '../common/crud-service.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
-import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { assertTransition } from '../common/state-machine.js';
 import { datasetDefinition } from './dataset-definition.js';
 import { applyDatasetCreateRules, checkDerivationRequest, datasetNameOf, int64Count, type DatasetDerivation } from './dataset-rules.js';
-import { createDatasetRequestSchema, type CreateDatasetRequest, type DatasetState } from './dataset-schema.js';
+import { createDatasetRequestSchema, type CreateDatasetRequest, type Dataset } from './dataset-schema.js';
 import { datasetStateMachine } from './dataset-state-machine.js';
 
 const validateCreateRequest = compileValidator(createDatasetRequestSchema, 'request body');
@@ -21,14 +20,13 @@ export interface DatasetReadyInfo {
 }
 
 /**
- * Datasets used for training and batch inference. Create takes the request wrapper
- * `{dataset, datasetId, sourceDatasetId, filter}`; there is no update (the API has none).
+ * Datasets used for training and batch inference: get, list and delete as the definition makes them;
+ * create takes the request wrapper `{dataset, datasetId, sourceDatasetId, filter}`; `markReady` ends an
+ * upload. There is no update (the API has none).
  */
-export class DatasetService {
-  readonly resources: ResourceService;
-
+export class DatasetService extends crudService(datasetDefinition, ['get', 'list', 'delete']) {
   constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets) {
-    this.resources = new ResourceService(datasetDefinition, env, secrets);
+    super(env, secrets);
   }
 
   /**
@@ -38,7 +36,7 @@ export class DatasetService {
    * `filter`, the dataset is derived from that one. Throws PERMISSION_DENIED, INVALID_ARGUMENT,
    * ALREADY_EXISTS.
    */
-  async create(ctx: RequestContext, accountId: string, body: unknown): Promise<JsonObject> {
+  async create(ctx: RequestContext, accountId: string, body: unknown): Promise<Dataset> {
     assertValidId(accountId, 'account_id');
     authorize(ctx, 'datasets.create', { accountId });
     validateCreateRequest(body ?? {});
@@ -49,11 +47,11 @@ export class DatasetService {
     let derivation: DatasetDerivation | undefined;
     if (derivationRequest) {
       const sourceName = datasetNameOf(derivationRequest.sourceDatasetId, accountId, 'sourceDatasetId');
-      const source = await this.env.requireReference(ctx, sourceName, 'datasets', accountId, 'sourceDatasetId');
+      const source = await this.env.requireReference<Dataset>(ctx, sourceName, 'datasets', accountId, 'sourceDatasetId');
       derivation = { sourceName, source: source.data, filter: derivationRequest.filter };
     }
     const now = this.env.nowIso();
-    const record: JsonObject = {
+    const record: Dataset = {
       name: this.resources.nameOf(accountId, id),
       ...data,
       createTime: now,
@@ -64,29 +62,16 @@ export class DatasetService {
     return this.resources.insert(ctx, record);
   }
 
-  get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
-    return this.resources.get(ctx, name, readMask);
-  }
-
-  list(ctx: RequestContext, accountId: string, params: ListParams): Promise<ListPage> {
-    return this.resources.list(ctx, accountId, params);
-  }
-
-  delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
-    return this.resources.delete(ctx, name, options);
-  }
-
   /**
    * Marks an UPLOADING dataset READY once its files are validated, recording the counts the
    * validation found. FAILED_PRECONDITION when the dataset is not UPLOADING; NOT_FOUND when absent.
    */
-  async markReady(ctx: RequestContext, name: string, info: DatasetReadyInfo = {}): Promise<JsonObject> {
+  async markReady(ctx: RequestContext, name: string, info: DatasetReadyInfo = {}): Promise<Dataset> {
     this.resources.authorizeName(ctx, name, 'action');
     const exampleCount = info.exampleCount === undefined ? undefined : int64Count(info.exampleCount, 'exampleCount');
     const tokens = info.estimatedTokenCount === undefined ? undefined : int64Count(info.estimatedTokenCount, 'estimatedTokenCount');
     return this.resources.mutate(ctx, name, (dataset) => {
-      const state = (dataset.state ?? 'STATE_UNSPECIFIED') as DatasetState;
-      assertTransition(datasetStateMachine, state, 'READY');
+      assertTransition(datasetStateMachine, dataset.state ?? 'STATE_UNSPECIFIED', 'READY');
       dataset.state = 'READY';
       if (exampleCount !== undefined) dataset.exampleCount = exampleCount;
       if (tokens !== undefined) dataset.estimatedTokenCount = tokens;
