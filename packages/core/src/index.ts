@@ -19,3 +19,4 @@ export * from './runtime/index.js';
 export * from './serving/index.js';
 export * from './workers/index.js';
 export * from './responses/index.js';
+export * from './outbound/index.js';

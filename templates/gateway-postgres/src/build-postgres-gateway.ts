@@ -30,6 +30,8 @@ export function buildPostgresGateway(settings: PostgresGatewaySettings, options:
     config: {
       bootstrapAccountId: settings.accountId,
       ...(settings.apiKey ? { bootstrapApiKey: settings.apiKey } : {}),
+      allowLoopbackUrls: settings.allowLoopbackUrls,
+      allowPrivateUrls: settings.allowPrivateUrls,
     },
     logger: options.logger ?? consoleLogger(settings.logLevel),
   });

@@ -18,6 +18,15 @@ describe('readPostgresSettings', () => {
     expect(() => readPostgresSettings({ DATABASE_URL: 'postgres://u@h/db', BERTH_WORKER_CONCURRENCY: '0' })).toThrow(/BERTH_WORKER_CONCURRENCY/);
   });
 
+  it('reads the outbound URL settings: off unless true', () => {
+    const base = { DATABASE_URL: 'postgres://u@h/db' };
+    expect(readPostgresSettings(base)).toMatchObject({ allowLoopbackUrls: false, allowPrivateUrls: false });
+    expect(readPostgresSettings({ ...base, BERTH_ALLOW_LOOPBACK_URLS: 'true', BERTH_ALLOW_PRIVATE_URLS: 'FALSE' })).toMatchObject({
+      allowLoopbackUrls: true, allowPrivateUrls: false,
+    });
+    expect(() => readPostgresSettings({ ...base, BERTH_ALLOW_LOOPBACK_URLS: 'yes' })).toThrow(/BERTH_ALLOW_LOOPBACK_URLS "yes" must be true or false/);
+  });
+
   it('redacts credentials for the log', () => {
     expect(redactDatabaseUrl('postgres://user:secret@db.example:5432/berth')).toBe('postgres://db.example:5432/berth');
   });

@@ -17,6 +17,10 @@ export interface PostgresGatewaySettings {
   /** Recorded on the leases this instance takes; default derived from host and pid. */
   readonly workerId: string | undefined;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Outbound requests to user-supplied URLs may reach loopback (`BERTH_ALLOW_LOOPBACK_URLS`). */
+  readonly allowLoopbackUrls: boolean;
+  /** … and private networks, e.g. MCP servers in the cluster (`BERTH_ALLOW_PRIVATE_URLS`). */
+  readonly allowPrivateUrls: boolean;
 }
 
 /** Thrown when the environment cannot configure a PostgreSQL gateway; the message says what to set. */
@@ -33,6 +37,14 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number,
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1 || value > max) throw new SettingsError(`${name} "${raw}" must be an integer from 1 to ${max}`);
   return value;
+}
+
+/** `true` or `false` (any case); unset or empty is false. */
+function booleanSetting(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name] ?? '';
+  if (/^(false)?$/i.test(raw)) return false;
+  if (/^true$/i.test(raw)) return true;
+  throw new SettingsError(`${name} "${raw}" must be true or false`);
 }
 
 /**
@@ -66,6 +78,8 @@ export function readPostgresSettings(env: NodeJS.ProcessEnv = process.env): Post
     workerPollIntervalMs: positiveInteger(env, 'BERTH_WORKER_POLL_INTERVAL_MS', 1000, 3_600_000),
     workerId: env.BERTH_WORKER_ID || undefined,
     logLevel: level as PostgresGatewaySettings['logLevel'],
+    allowLoopbackUrls: booleanSetting(env, 'BERTH_ALLOW_LOOPBACK_URLS'),
+    allowPrivateUrls: booleanSetting(env, 'BERTH_ALLOW_PRIVATE_URLS'),
   };
 }
 

@@ -18,6 +18,8 @@ export function buildGateway(settings: TemplateSettings, storage: GatewayPlugin 
     config: {
       bootstrapAccountId: settings.accountId,
       ...(settings.apiKey ? { bootstrapApiKey: settings.apiKey } : {}),
+      allowLoopbackUrls: settings.allowLoopbackUrls,
+      allowPrivateUrls: settings.allowPrivateUrls,
     },
     logger: consoleLogger(settings.logLevel),
   });

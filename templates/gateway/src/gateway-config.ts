@@ -6,6 +6,18 @@ export interface TemplateSettings {
   readonly apiKey: string | undefined;
   readonly databaseUrl: string | undefined;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Outbound requests to user-supplied URLs may reach loopback (`BERTH_ALLOW_LOOPBACK_URLS`). */
+  readonly allowLoopbackUrls: boolean;
+  /** … and private networks (`BERTH_ALLOW_PRIVATE_URLS`). */
+  readonly allowPrivateUrls: boolean;
+}
+
+/** `true` or `false` (any case); unset or empty is false. */
+function booleanSetting(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name] ?? '';
+  if (/^(false)?$/i.test(raw)) return false;
+  if (/^true$/i.test(raw)) return true;
+  throw new Error(`${name} "${raw}" must be true or false`);
 }
 
 export function readSettings(env: NodeJS.ProcessEnv = process.env): TemplateSettings {
@@ -20,5 +32,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): TemplateSett
     apiKey: env.BERTH_API_KEY || undefined,
     databaseUrl: env.DATABASE_URL || undefined,
     logLevel: level as TemplateSettings['logLevel'],
+    allowLoopbackUrls: booleanSetting(env, 'BERTH_ALLOW_LOOPBACK_URLS'),
+    allowPrivateUrls: booleanSetting(env, 'BERTH_ALLOW_PRIVATE_URLS'),
   };
 }

@@ -16,6 +16,7 @@ import type { GatewayLogger } from '../ports/logger.js';
 import type { AcceleratorRuntime } from '../ports/accelerator-runtime.js';
 import type { ServingDirectory } from '../ports/serving-directory.js';
 import type { ServingAdvisor } from '../ports/serving-advisor.js';
+import type { EgressHttp } from '../ports/egress-http.js';
 
 // Gateway settings and ports.
 export const configToken = createToken<GatewayConfig>('GatewayConfig');
@@ -29,6 +30,8 @@ export const apiKeyManagerToken = createToken<ApiKeyManager>('ApiKeyManager', { 
 export const servingDirectoryToken = createToken<ServingDirectory>('ServingDirectory', { providedBy: 'core' });
 /** Sizing and hardware checks of deployments and shapes (bound by core from the runtimes). */
 export const servingAdvisorToken = createToken<ServingAdvisor>('ServingAdvisor', { providedBy: 'core' });
+/** The guarded client for URLs users supply (bound by core from the gateway's settings; a plugin may override it). */
+export const egressHttpToken = createToken<EgressHttp>('EgressHttp', { providedBy: 'core' });
 
 // Multi-bindings.
 /** Start/stop work that needs every plugin started (bootstrap, the reconciler); run after the plugins, stopped before them. */

@@ -1,6 +1,7 @@
 /**
  * Every port of core in one place: what plugins implement (storage, authenticator, API keys, accelerator
- * runtimes and their provisioners) and what core exposes to transports (serving directory, advisor).
+ * runtimes and their provisioners) and what core exposes to transports and plugins (serving directory, advisor,
+ * the guarded outbound HTTP client).
  */
 export * from './json.js';
 export * from './logger.js';
@@ -13,3 +14,4 @@ export * from './accelerator-runtime.js';
 export * from './provisioner.js';
 export * from './serving-directory.js';
 export * from './serving-advisor.js';
+export * from './egress-http.js';

@@ -20,6 +20,7 @@ import { deployedModelLifecycle } from '../resources/deployed-models/deployed-mo
 import { recentTrafficDeletionGuard } from '../serving/deletion-guard.js';
 import { runtimeServingAdvisor } from '../serving/runtime-serving-advisor.js';
 import { registerServing } from './serving-bindings.js';
+import { registerOutbound } from './outbound-bindings.js';
 import { resolveServingOptions } from '../serving/serving-options.js';
 import { bootstrapAccount } from './bootstrap.js';
 import { registerResourceModules } from '../api/resource-module.js';
@@ -29,8 +30,9 @@ export const coreModuleId = 'core';
 
 /**
  * Core as a module like any plugin: its services (one token each), the multi-bindings that connect them
- * (deletion guards, deployment observers, user deletion hooks), durable work, serving, and the `core`
- * lifecycle hook (page-token secret, account bootstrap). `createGateway` registers it before the host's plugins.
+ * (deletion guards, deployment observers, user deletion hooks), durable work, serving, the guarded outbound
+ * HTTP client, and the `core` lifecycle hook (page-token secret, account bootstrap). `createGateway`
+ * registers it before the host's plugins.
  */
 export function coreModule(): GatewayPlugin {
   return definePlugin({
@@ -85,6 +87,7 @@ export function coreModule(): GatewayPlugin {
         }),
       });
       registerServing(binder);
+      registerOutbound(binder);
     },
   });
 }

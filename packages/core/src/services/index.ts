@@ -4,6 +4,7 @@ export * from './core-module.js';
 export * from './create-gateway.js';
 export * from './bootstrap.js';
 export * from './serving-bindings.js';
+export * from './outbound-bindings.js';
 export * from './serving-options-plugin.js';
 export * from './queue-workers-plugin.js';
 export * from './resource-modules.js';

@@ -1,0 +1,11 @@
+import { describe, expect, it } from 'vitest';
+import { readSettings } from './gateway-config.js';
+
+describe('readSettings', () => {
+  it('keeps outbound requests to loopback and private URLs off unless set to true', () => {
+    expect(readSettings({})).toMatchObject({ allowLoopbackUrls: false, allowPrivateUrls: false });
+    expect(readSettings({ BERTH_ALLOW_LOOPBACK_URLS: 'true', BERTH_ALLOW_PRIVATE_URLS: '' })).toMatchObject({ allowLoopbackUrls: true, allowPrivateUrls: false });
+    expect(readSettings({ BERTH_ALLOW_PRIVATE_URLS: 'True' })).toMatchObject({ allowLoopbackUrls: false, allowPrivateUrls: true });
+    expect(() => readSettings({ BERTH_ALLOW_LOOPBACK_URLS: '1' })).toThrow(/BERTH_ALLOW_LOOPBACK_URLS "1" must be true or false/);
+  });
+});
