@@ -12,3 +12,4 @@ export * from './openapi/docs-page.js';
 export * from './inference/inference-routes.js';
 export * from './inference/inference-proxy.js';
 export * from './inference/inference-request.js';
+export * from './inference/responses-routes.js';

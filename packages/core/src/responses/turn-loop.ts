@@ -203,5 +203,7 @@ function clientError(status: number, error: UpstreamError): GatewayError {
   const options = { reason: (error.code ?? 'upstream_rejected').toUpperCase(), ...(error.param !== null ? { field: error.param } : {}) };
   if (status === 429) return resourceExhausted(error.message, options);
   if (status >= 400 && status < 500 && status !== 404 && status !== 408) return invalidArgument(error.message, options);
-  return new GatewayError(Code.UNAVAILABLE, `the model replica failed (HTTP ${status})`, { reason: 'UPSTREAM_ERROR' });
+  // The transport already replaced a 5xx's text by a generic one; other statuses here are the replica's fault too.
+  const message = status >= 500 ? error.message : `the model replica failed (HTTP ${status})`;
+  return new GatewayError(Code.UNAVAILABLE, message, { reason: (error.code ?? 'upstream_error').toUpperCase() });
 }

@@ -2,7 +2,8 @@ import { EventEmitter, once } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import {
   authorize, Code, GatewayError, unavailable,
-  silentLogger, type GatewayLogger, type ModelTarget, type Principal, type ReplicaLease, type RequestContext, type ServingDirectory,
+  silentLogger, type ChatCompletionCall, type ChatCompletionOutcome, type ChatModelClient, type GatewayLogger, type JsonObject,
+  type ModelTarget, type Principal, type ReplicaLease, type RequestContext, type ServingDirectory,
 } from '@berth/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InferenceRequest } from './inference-request.js';
@@ -103,13 +104,18 @@ class EndpointCache {
   }
 }
 
+/** What aborts an upstream exchange: the proxy's own client-abort emitter, or a context's AbortSignal. */
+type UpstreamSignal = ClientAbort | AbortSignal;
+
 /**
  * Forwards OpenAI-compatible inference calls to a replica leased from the {@link ServingDirectory}:
  * resolve → acquire (sticky on `user`) → undici request with the served model id → answer rewritten back
  * to the client's model name. Streams are piped event by event without buffering, with backpressure; a
  * client disconnect aborts the upstream request; the lease is released exactly once on every path.
+ * It is also the Responses API's {@link ChatModelClient}: the same leases, pool and timeouts for the
+ * chat completions a response's turns make.
  */
-export class InferenceProxy {
+export class InferenceProxy implements ChatModelClient {
   readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly options: ResolvedOptions;
@@ -188,6 +194,44 @@ export class InferenceProxy {
     }
   }
 
+  /**
+   * One non-streaming chat completion for an already resolved target (the Responses API's model turns):
+   * lease, send with the served model id, read the whole answer, release. The error of a refused request
+   * comes back as the outcome (with the served model id rewritten to the target's model), a failed
+   * exchange is thrown (UNAVAILABLE, DEADLINE_EXCEEDED; CANCELLED once `ctx.signal` aborted).
+   */
+  async complete(ctx: RequestContext, call: ChatCompletionCall): Promise<ChatCompletionOutcome> {
+    const cancelled = () => new GatewayError(Code.CANCELLED, 'the caller went away', { reason: 'CLIENT_CLOSED' });
+    const inference: InferenceRequest = { operation: 'chat', model: call.target.model, stream: false, body: call.body };
+    for (let attempt = 0; ; attempt += 1) {
+      const lease = await this.acquire(ctx, call.target, call.affinityKey);
+      try {
+        if (ctx.signal?.aborted) throw cancelled();
+        let upstream: Dispatcher.ResponseData;
+        try {
+          upstream = await this.send(lease, inference, ctx.requestId, ctx.signal);
+        } catch (error) {
+          if (ctx.signal?.aborted) throw cancelled();
+          if (attempt === 0 && isConnectFailure(error)) continue;
+          throw upstreamFailure(error, this.options);
+        }
+        const body = await this.readAll(upstream, ctx.signal);
+        const status = upstream.statusCode;
+        if (status >= 200 && status < 300) {
+          const completion = parseObject(body);
+          if (completion) return { ok: true, completion };
+          return { ok: false, status: 502, error: { message: 'the model replica answered with a body that is not a JSON object', type: 'server_error', param: null, code: 'bad_gateway' } };
+        }
+        const rewriter = new ModelRewriter(lease.servedModelId, call.target.model);
+        const rendered = upstreamErrorAnswer(status, body.toString('utf8'), (text) => rewriter.rewriteText(text));
+        if (status >= 500) this.logger.warn({ requestId: ctx.requestId, upstreamStatus: status }, 'model replica answered with a server error');
+        return { ok: false, status: rendered.status, error: rendered.body.error };
+      } finally {
+        lease.release();
+      }
+    }
+  }
+
   /** The directory's acquire, bounded by `acquireTimeoutMs`; a lease granted after the timeout goes straight back. */
   private acquire(ctx: RequestContext, target: ModelTarget, user: string | undefined): Promise<ReplicaLease> {
     const pending = this.directory.acquire(ctx, target, user !== undefined ? { affinityKey: user } : {});
@@ -211,7 +255,7 @@ export class InferenceProxy {
     });
   }
 
-  private send(lease: ReplicaLease, inference: InferenceRequest, requestId: string, signal: ClientAbort): Promise<Dispatcher.ResponseData> {
+  private send(lease: ReplicaLease, inference: InferenceRequest, requestId: string, signal: UpstreamSignal | undefined): Promise<Dispatcher.ResponseData> {
     const { origin, prefix } = this.endpoints.get(lease.endpoint);
     const body = JSON.stringify(inference.model === lease.servedModelId ? inference.body : { ...inference.body, model: lease.servedModelId });
     const limit = this.options.keepAliveMaxBodyBytes;
@@ -250,7 +294,7 @@ export class InferenceProxy {
   }
 
   /** A whole (non-streaming) answer, capped at `maxResponseBytes`. Plain listeners: cheaper than an async iterator per request. */
-  private readAll(upstream: Dispatcher.ResponseData, signal: ClientAbort): Promise<Buffer> {
+  private readAll(upstream: Dispatcher.ResponseData, signal: { readonly aborted: boolean } | undefined): Promise<Buffer> {
     const body = upstream.body;
     const max = this.options.maxResponseBytes;
     return new Promise<Buffer>((resolve, reject) => {
@@ -266,7 +310,7 @@ export class InferenceProxy {
       });
       body.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
       body.once('error', (error: unknown) => {
-        if (signal.aborted) reject(clientGone);
+        if (signal?.aborted) reject(clientGone);
         else reject(error instanceof GatewayError ? error : upstreamFailure(error, this.options));
       });
     });
@@ -309,5 +353,14 @@ export class InferenceProxy {
       this.logger.warn({ requestId: request.id, err: String(error) }, 'model replica stream failed');
       res.end(streamErrorEvent(failure.code === Code.DEADLINE_EXCEEDED ? failure.message : 'the model replica closed the stream before it finished', failure.reason?.toLowerCase() ?? 'upstream_error'));
     }
+  }
+}
+
+function parseObject(body: Buffer): JsonObject | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as JsonObject) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -7,6 +7,8 @@ import type { RouteSpec } from '../route-spec.js';
 import type { BearerAuthentication } from '../authentication.js';
 import { InferenceProxy, type InferenceProxyOptions } from './inference-proxy.js';
 import { parseChatCompletionRequest, parseCompletionRequest, type InferenceRequest } from './inference-request.js';
+import { registerResponsesRoutes } from './responses-routes.js';
+import { responsesRouteSpecs } from './responses-openapi.js';
 
 export type InferenceRouteOptions = InferenceProxyOptions;
 
@@ -42,6 +44,7 @@ export function registerInferenceRoutes(app: FastifyInstance, deps: InferenceRou
   };
   app.post(chatPath, routeOptions, serve(parseChatCompletionRequest));
   app.post(completionsPath, routeOptions, serve(parseCompletionRequest));
+  registerResponsesRoutes(app, { gateway, auth, client: proxy, routeOptions });
 
   app.get(modelsPath, routeOptions, async (request, reply) => {
     const principal = auth.principalOf(request);
@@ -122,8 +125,9 @@ const notDispatchedHere = async (): Promise<never> => {
 };
 
 /**
- * OpenAPI descriptions of the inference routes. They are documentation only: the handlers are the ones
- * {@link registerInferenceRoutes} installs (streaming needs the raw reply, which RouteSpec handlers lack).
+ * OpenAPI descriptions of the inference routes, the Responses API's included. They are documentation
+ * only: the handlers are the ones {@link registerInferenceRoutes} installs (streaming needs the raw
+ * reply, which RouteSpec handlers lack).
  */
 export function inferenceRouteSpecs(): RouteSpec[] {
   return [
@@ -187,5 +191,6 @@ export function inferenceRouteSpecs(): RouteSpec[] {
       },
       handle: notDispatchedHere,
     },
+    ...responsesRouteSpecs(),
   ];
 }

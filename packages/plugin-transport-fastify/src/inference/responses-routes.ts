@@ -1,0 +1,70 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import {
+  ResponsesService, clockToken, responseToolProvidersToken, servingDirectoryToken, storageToken,
+  type ChatModelClient, type Gateway, type Principal, type RequestContext,
+} from '@berth/core';
+import type { BearerAuthentication } from '../authentication.js';
+
+export const responsesPath = '/inference/v1/responses';
+
+export interface ResponsesRouteDependencies {
+  readonly gateway: Gateway;
+  readonly auth: BearerAuthentication;
+  /** How model turns reach replicas: the inference proxy, so responses share chat completions' routing. */
+  readonly client: ChatModelClient;
+  /** The inference routes' options (bearer auth before the body, body limit). */
+  readonly routeOptions: RouteShorthandOptions;
+}
+
+/** A request's context whose signal aborts when the client closes the connection before the answer. */
+class ResponsesRequestContext implements RequestContext {
+  private readonly controller = new AbortController();
+
+  constructor(readonly requestId: string, readonly principal: Principal, reply: FastifyReply) {
+    const res = reply.raw;
+    res.once('close', () => {
+      if (!res.writableFinished) this.controller.abort(new Error('the client closed the connection'));
+    });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+}
+
+/** Query parameters as single strings (a repeated parameter keeps its first value). */
+function queryOf(request: FastifyRequest): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (typeof first === 'string') out[key] = first;
+  }
+  return out;
+}
+
+/**
+ * The Responses API over HTTP: create, retrieve, delete, list, input items. The domain (rules, turns,
+ * storage) is core's {@link ResponsesService}; errors reach the server's error handler, which answers
+ * `/inference/...` URLs in the inference format.
+ */
+export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRouteDependencies): ResponsesService {
+  const { gateway, auth, routeOptions } = deps;
+  const service = new ResponsesService({
+    resources: gateway.resolve(storageToken).resources,
+    directory: gateway.resolve(servingDirectoryToken),
+    client: deps.client,
+    clock: gateway.resolve(clockToken),
+    toolProviders: gateway.resolveAll(responseToolProvidersToken),
+  });
+  const contextOf = (request: FastifyRequest, reply: FastifyReply) => new ResponsesRequestContext(request.id, auth.principalOf(request), reply);
+  const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+  const answer = (reply: FastifyReply, request: FastifyRequest, body: unknown) => reply.header('x-request-id', request.id).send(body);
+
+  app.post(responsesPath, routeOptions, async (request, reply) => answer(reply, request, await service.create(contextOf(request, reply), request.body)));
+  app.get(responsesPath, routeOptions, async (request, reply) => answer(reply, request, await service.list(contextOf(request, reply), queryOf(request))));
+  app.get(`${responsesPath}/:id`, routeOptions, async (request, reply) => answer(reply, request, await service.get(contextOf(request, reply), idOf(request))));
+  app.delete(`${responsesPath}/:id`, routeOptions, async (request, reply) => answer(reply, request, await service.delete(contextOf(request, reply), idOf(request))));
+  app.get(`${responsesPath}/:id/input_items`, routeOptions, async (request, reply) =>
+    answer(reply, request, await service.inputItems(contextOf(request, reply), idOf(request), queryOf(request))));
+  return service;
+}
