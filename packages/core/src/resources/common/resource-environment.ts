@@ -22,6 +22,14 @@ export interface StoredResourceOf<T extends JsonObject> extends StoredResource {
   readonly data: T;
 }
 
+/**
+ * A stored row of one kind seen as that kind's type `T`. Storage holds only bodies the kind's service
+ * wrote after checking them against its schema, so this is where rows become typed resources.
+ */
+export function storedOf<T extends JsonObject>(row: StoredResource): StoredResourceOf<T> {
+  return row as StoredResourceOf<T>;
+}
+
 /** What resource rules may use: storage, time, ids, and reference checks. */
 export class ResourceEnvironment {
   /**
@@ -60,6 +68,6 @@ export class ResourceEnvironment {
     if (!found) {
       throw invalidArgument(`${field} "${reference}" does not exist`, { field, reason: 'REFERENCE_NOT_FOUND' });
     }
-    return found as StoredResourceOf<T>;
+    return storedOf<T>(found);
   }
 }

@@ -8,7 +8,7 @@ import { authorize, type Permission, type Verb } from '../../auth/permissions.js
 import { compileInputValidator, type InputValidator, type JsonSchema } from '../../validation/schema-validator.js';
 import { getPath } from '../../validation/paths.js';
 import type { ResourceDefinition } from './resource-definition.js';
-import type { ResourceEnvironment, StoredResourceOf } from './resource-environment.js';
+import { storedOf, type ResourceEnvironment, type StoredResourceOf } from './resource-environment.js';
 import type { StoredFields } from './schema-type.js';
 import type { GatewaySecrets } from './secrets.js';
 
@@ -184,7 +184,7 @@ export class ResourceService<T extends JsonObject = JsonObject> {
   async getStored(ctx: RequestContext, name: string): Promise<StoredResourceOf<T>> {
     const found = await this.env.storage.resources.get(ctx, name);
     if (!found) throw notFound(name);
-    return found as StoredResourceOf<T>;
+    return storedOf<T>(found);
   }
 
   /**

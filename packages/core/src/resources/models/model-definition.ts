@@ -1,10 +1,10 @@
 import type { ResourceDefinition } from '../common/resource-definition.js';
 import { modelFields } from './model-fields.js';
 import { applyModelRules, checkModelReferences } from './model-rules.js';
-import { modelOutputOnly, modelSchema } from './model-schema.js';
+import { modelOutputOnly, modelSchema, type Model } from './model-schema.js';
 import { modelStateMachine } from './model-state-machine.js';
 
-export const modelDefinition: ResourceDefinition = {
+export const modelDefinition: ResourceDefinition<Model> = {
   collection: 'models',
   singular: 'model',
   schema: modelSchema,

@@ -1,13 +1,13 @@
 import type { RequestContext } from '../../kernel/request-context.js';
-import type { JsonObject } from '../../ports/json.js';
 import type { StoredResource } from '../../ports/storage.js';
 import { parseOrderBy } from '../../listing/index.js';
 import type { FieldDeclarations } from '../../listing/fields.js';
 import type { CheckedFilter } from '../../listing/filter/ast.js';
-import type { ResourceEnvironment } from '../common/resource-environment.js';
-import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
+import { crudService } from '../common/crud-service.js';
+import { storedOf, type ResourceEnvironment } from '../common/resource-environment.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { modelDefinition } from './model-definition.js';
+import type { Model } from './model-schema.js';
 
 const deployedModelLookupFields: FieldDeclarations = {
   name: { path: ['name'], type: 'string' },
@@ -26,30 +26,33 @@ function modelEquals(modelName: string): CheckedFilter {
   };
 }
 
-/** A `deployedModelRefs` entry from a deployed-model record; records come oldest first, the first is the default target. */
-function deployedModelRef({ data }: StoredResource): JsonObject {
+export type DeployedModelRef = NonNullable<Model['deployedModelRefs']>[number];
+
+/**
+ * A `deployedModelRefs` entry from a deployed-model record (whose fields of the same names have the same
+ * types); records come oldest first, the first is the default target.
+ */
+function deployedModelRef(row: StoredResource): DeployedModelRef {
+  const record = storedOf<DeployedModelRef>(row).data;
   return {
-    name: data.name ?? '',
-    deployment: data.deployment ?? '',
-    state: data.state ?? 'STATE_UNSPECIFIED',
-    default: data.default === true,
-    public: data.public === true,
+    name: record.name ?? '',
+    deployment: record.deployment ?? '',
+    state: record.state ?? 'STATE_UNSPECIFIED',
+    default: record.default === true,
+    public: record.public === true,
   };
 }
 
-/** Models: the registry. `get` adds `deployedModelRefs`, which lists never carry. */
-export class ModelService {
-  readonly resources: ResourceService;
-
+/**
+ * Models: the registry. Create, list, update and delete as the definition makes them; `get` adds
+ * `deployedModelRefs`, which lists never carry.
+ */
+export class ModelService extends crudService(modelDefinition, ['create', 'list', 'update', 'delete']) {
   constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets) {
-    this.resources = new ResourceService(modelDefinition, env, secrets);
+    super(env, secrets);
   }
 
-  create(ctx: RequestContext, accountId: string, body: unknown, modelId?: string): Promise<JsonObject> {
-    return this.resources.create(ctx, accountId, body, modelId === undefined ? {} : { id: modelId });
-  }
-
-  async get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
+  async get(ctx: RequestContext, name: string, readMask?: string): Promise<Model> {
     const { accountId } = this.resources.authorizeName(ctx, name, 'get');
     const stored = await this.resources.getStored(ctx, name);
     const result = await this.env.storage.resources.list(ctx, {
@@ -64,17 +67,5 @@ export class ModelService {
       ? this.resources.ordered({ ...stored.data, etag: stored.etag, deployedModelRefs: result.items.map(deployedModelRef) })
       : this.resources.withEtag(stored);
     return this.resources.mask(data, readMask);
-  }
-
-  list(ctx: RequestContext, accountId: string, params: ListParams): Promise<ListPage> {
-    return this.resources.list(ctx, accountId, params);
-  }
-
-  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string, options: PreconditionOptions = {}): Promise<JsonObject> {
-    return this.resources.update(ctx, name, body, updateMask, options);
-  }
-
-  delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
-    return this.resources.delete(ctx, name, options);
   }
 }
