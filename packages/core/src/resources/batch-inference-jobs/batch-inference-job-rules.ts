@@ -3,7 +3,7 @@ import type { RequestContext } from '../../kernel/request-context.js';
 import { parseResourceName } from '../../names/resource-name.js';
 import { isPlainObject } from '../../validation/paths.js';
 import { assertSameAccountReference, type ResourceEnvironment } from '../common/resource-environment.js';
-import { precisionValues, type JobProgress, type Precision } from '../common/schema-parts.js';
+import { isSpecifiedPrecision, type JobProgress, type Precision } from '../common/schema-parts.js';
 import { datasetNameOf } from '../datasets/dataset-rules.js';
 import type { Model } from '../models/model-schema.js';
 import type { BatchInferenceJob, BatchInferenceJobState } from './batch-inference-job-schema.js';
@@ -24,10 +24,6 @@ export function initialJobProgress(): JobProgress {
  */
 export const assertSameAccountName = assertSameAccountReference;
 
-function isPrecision(value: unknown): value is Precision {
-  return typeof value === 'string' && (precisionValues as readonly string[]).includes(value) && value !== 'PRECISION_UNSPECIFIED';
-}
-
 function isStopped(state: BatchInferenceJobState | undefined): boolean {
   return state !== undefined && batchInferenceJobTerminalStates.includes(state);
 }
@@ -38,13 +34,13 @@ function isStopped(state: BatchInferenceJobState | undefined): boolean {
  */
 export async function defaultPrecisionOf(ctx: RequestContext, env: ResourceEnvironment, model: Model): Promise<Precision> {
   const own = model.baseModelDetails?.defaultPrecision;
-  if (isPrecision(own)) return own;
+  if (isSpecifiedPrecision(own)) return own;
   const baseName = model.peftDetails?.baseModel ?? '';
   if (baseName !== '') {
     // The base may be gone (add-ons outlive it): a plain read, not a reference check.
     const base = await env.storage.resources.get(ctx, baseName);
     const details = base?.data.baseModelDetails;
-    if (isPlainObject(details) && isPrecision(details.defaultPrecision)) return details.defaultPrecision;
+    if (isPlainObject(details) && isSpecifiedPrecision(details.defaultPrecision)) return details.defaultPrecision;
   }
   return 'FP16';
 }
@@ -106,6 +102,6 @@ export async function applyBatchInferenceJobCreateRules(ctx: RequestContext, job
     assertSameAccountName(job.outputDatasetId, 'datasets', accountId, 'outputDatasetId');
   }
 
-  if (!isPrecision(job.precision)) job.precision = await defaultPrecisionOf(ctx, env, modelRecord.data);
+  if (!isSpecifiedPrecision(job.precision)) job.precision = await defaultPrecisionOf(ctx, env, modelRecord.data);
   job.jobProgress = initialJobProgress();
 }

@@ -29,6 +29,11 @@ export const statusSchema = {
 
 export const precisionSchema = { type: 'string', enum: precisionValues } as const;
 
+/** A precision other than PRECISION_UNSPECIFIED. */
+export function isSpecifiedPrecision(value: unknown): value is Exclude<Precision, 'PRECISION_UNSPECIFIED'> {
+  return typeof value === 'string' && value !== 'PRECISION_UNSPECIFIED' && (precisionValues as readonly string[]).includes(value);
+}
+
 export const acceleratorTypeValues = [
   'ACCELERATOR_TYPE_UNSPECIFIED', 'GPUX_A100_80GB', 'GPUX_H100_80GB', 'GPUY_MI300X_192GB', 'GPUX_A10G_24GB',
   'GPUX_A100_40GB', 'GPUX_L4_24GB', 'GPUX_H200_141GB', 'GPUX_B200_180GB', 'GPUY_MI325X_256GB', 'GPUY_MI350X_288GB',

@@ -1,8 +1,10 @@
 import type { ResourceDefinition } from '../common/resource-definition.js';
 import { applyServingDefaults, baseModelFacts, requireDraftModel } from '../common/placement-defaults.js';
 import type { ServingAdvisor } from '../common/sizing.js';
+import type { Model } from '../models/model-schema.js';
+import { parseResourceName } from '../../names/resource-name.js';
 import { deploymentShapeFields } from './deployment-shape-fields.js';
-import { deploymentShapeOutputOnly, deploymentShapeSchema } from './deployment-shape-schema.js';
+import { deploymentShapeOutputOnly, deploymentShapeSchema, type DeploymentShape } from './deployment-shape-schema.js';
 import { invalidArgument } from '../../errors/index.js';
 
 /**
@@ -10,7 +12,7 @@ import { invalidArgument } from '../../errors/index.js';
  * the same account; modelType and parameterCount are copied from it, and the serving defaults
  * (accelerator type and count, draft model, precision) are filled in.
  */
-export function deploymentShapeDefinition(advisor: ServingAdvisor): ResourceDefinition {
+export function deploymentShapeDefinition(advisor: ServingAdvisor): ResourceDefinition<DeploymentShape> {
   return {
     collection: 'deploymentShapes',
     singular: 'deploymentShape',
@@ -20,11 +22,11 @@ export function deploymentShapeDefinition(advisor: ServingAdvisor): ResourceDefi
     fields: deploymentShapeFields,
     defaultOrder: 'create_time',
     async prepareCreate(ctx, data, env) {
-      if (typeof data.baseModel !== 'string' || data.baseModel === '') {
+      if (data.baseModel === undefined || data.baseModel === '') {
         throw invalidArgument('baseModel is required', { field: 'baseModel' });
       }
-      const accountId = String(data.name).split('/')[1]!;
-      const base = await env.requireReference(ctx, data.baseModel, 'models', accountId, 'baseModel');
+      const { accountId } = parseResourceName(data.name, 'deploymentShapes');
+      const base = await env.requireReference<Model>(ctx, data.baseModel, 'models', accountId, 'baseModel');
       const facts = baseModelFacts(base.data);
       if (data.modelType === undefined && facts.modelType) data.modelType = facts.modelType;
       if (data.parameterCount === undefined && facts.parameterCount) data.parameterCount = facts.parameterCount;
@@ -33,8 +35,9 @@ export function deploymentShapeDefinition(advisor: ServingAdvisor): ResourceDefi
       advisor.validate(ctx, data, facts);
     },
     async prepareUpdate(ctx, next, previous, env) {
-      const accountId = String(next.name).split('/')[1]!;
-      const base = await env.requireReference(ctx, String(next.baseModel), 'models', accountId, 'baseModel');
+      const { accountId } = parseResourceName(next.name, 'deploymentShapes');
+      // baseModel is set at create and immutable.
+      const base = await env.requireReference<Model>(ctx, next.baseModel ?? '', 'models', accountId, 'baseModel');
       const facts = baseModelFacts(base.data);
       applyServingDefaults(next, facts, (d, f) => advisor.minimumAcceleratorCount(d, f));
       await requireDraftModel(ctx, next, env, accountId, previous);
