@@ -1,10 +1,10 @@
 import type { ResourceDefinition } from '../common/resource-definition.js';
 import { userFields } from './user-fields.js';
 import { applyUserCreateRules, applyUserUpdateRules } from './user-rules.js';
-import { userOutputOnly, userSchema } from './user-schema.js';
+import { userOutputOnly, userSchema, type User } from './user-schema.js';
 import { userStateMachine } from './user-state-machine.js';
 
-export const userDefinition: ResourceDefinition = {
+export const userDefinition: ResourceDefinition<User> = {
   collection: 'users',
   singular: 'user',
   schema: userSchema,

@@ -2,12 +2,13 @@ import { failedPrecondition, invalidArgument } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { parseFilter, parseOrderBy } from '../../listing/index.js';
 import { accountName, parseResourceName } from '../../names/resource-name.js';
-import type { JsonObject } from '../../ports/json.js';
 import type { ResourceStore } from '../../ports/storage.js';
+import { isPlainObject } from '../../validation/paths.js';
 import { userFields } from './user-fields.js';
+import type { User } from './user-schema.js';
 
 /** Rules of a new user: `role` is required (the schema allows it to be absent in a PATCH). */
-export function applyUserCreateRules(user: JsonObject): void {
+export function applyUserCreateRules(user: User): void {
   if (user.role === undefined) throw invalidArgument('field "role" is required', { field: 'role', reason: 'INVALID_FIELD' });
 }
 
@@ -16,7 +17,7 @@ export function applyUserCreateRules(user: JsonObject): void {
  * user name must be populated with the updated resource's name").
  */
 export function assertBodyNamesUser(body: unknown, name: string): void {
-  const bodyName = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { name?: unknown }).name : undefined;
+  const bodyName = isPlainObject(body) ? body.name : undefined;
   if (bodyName === undefined || bodyName === '') {
     throw invalidArgument(`the body's name must be set to the updated user's name "${name}"`, { field: 'name' });
   }
@@ -56,8 +57,8 @@ export async function assertAnotherAdminExists(ctx: RequestContext, store: Resou
 }
 
 /** Rules on the merged result of a user update: the last admin may not be demoted. */
-export async function applyUserUpdateRules(ctx: RequestContext, next: JsonObject, previous: JsonObject, store: ResourceStore): Promise<void> {
+export async function applyUserUpdateRules(ctx: RequestContext, next: User, previous: User, store: ResourceStore): Promise<void> {
   if (previous.role === 'admin' && next.role !== 'admin') {
-    await assertAnotherAdminExists(ctx, store, String(next.name), 'demote');
+    await assertAnotherAdminExists(ctx, store, next.name, 'demote');
   }
 }

@@ -1,13 +1,14 @@
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { PrincipalChangeListener } from '../../ports/authenticator.js';
-import type { JsonObject } from '../../ports/json.js';
 import type { StorageTransaction } from '../../ports/storage.js';
+import { crudService } from '../common/crud-service.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
-import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
+import type { PreconditionOptions } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import type { TransactionScopedStorage, TransactionWork } from '../common/transaction-scoped-storage.js';
 import { userDefinition } from './user-definition.js';
 import { assertAnotherAdminExists, assertBodyNamesUser, lastAdminLockKey } from './user-rules.js';
+import type { User } from './user-schema.js';
 
 /** Told after a user is deleted (contributed to `userDeletionHooksToken`). */
 export interface UserDeletionHook {
@@ -15,13 +16,13 @@ export interface UserDeletionHook {
 }
 
 /**
- * Users of an account. Every change is synchronous (see the state machine). An account always keeps
- * an admin: demoting or deleting the last one is FAILED_PRECONDITION, checked in the same storage
- * transaction as the write and under the account's last-admin lock, so that concurrent calls cannot
- * both remove "the other" admin.
+ * Users of an account. Every change is synchronous (see the state machine). Create (`role` is required;
+ * throws PERMISSION_DENIED, INVALID_ARGUMENT, ALREADY_EXISTS), get and list are as the definition makes
+ * them. An account always keeps an admin: demoting or deleting the last one is FAILED_PRECONDITION,
+ * checked in the same storage transaction as the write and under the account's last-admin lock, so that
+ * concurrent calls cannot both remove "the other" admin.
  */
-export class UserService {
-  readonly resources: ResourceService;
+export class UserService extends crudService(userDefinition, ['create', 'get', 'list']) {
   private readonly storage: TransactionScopedStorage;
 
   /**
@@ -35,28 +36,15 @@ export class UserService {
     private readonly principalListeners: readonly PrincipalChangeListener[] = [],
     private readonly deletionHooks: readonly UserDeletionHook[] = [],
   ) {
+    super(env, secrets);
     this.storage = env.storage;
-    this.resources = new ResourceService(userDefinition, env, secrets);
-  }
-
-  /** Creates a user; `role` is required. Throws PERMISSION_DENIED, INVALID_ARGUMENT, ALREADY_EXISTS. */
-  create(ctx: RequestContext, accountId: string, body: unknown, userId?: string): Promise<JsonObject> {
-    return this.resources.create(ctx, accountId, body, userId === undefined ? {} : { id: userId });
-  }
-
-  get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
-    return this.resources.get(ctx, name, readMask);
-  }
-
-  list(ctx: RequestContext, accountId: string, params: ListParams): Promise<ListPage> {
-    return this.resources.list(ctx, accountId, params);
   }
 
   /**
    * PATCH a user. The body's `name` must be present and equal `name` (INVALID_ARGUMENT otherwise).
    * FAILED_PRECONDITION when it would demote the account's last admin.
    */
-  async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string, options: PreconditionOptions = {}): Promise<JsonObject> {
+  async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string, options: PreconditionOptions = {}): Promise<User> {
     const { accountId } = this.resources.authorizeName(ctx, name, 'update');
     assertBodyNamesUser(body, name);
     const updated = await this.underAdminLock(ctx, accountId, async (tx, txCtx) => {
