@@ -23,6 +23,11 @@ export type ChatCompletionOutcome =
   | { readonly ok: true; readonly completion: JsonObject }
   | { readonly ok: false; readonly status: number; readonly error: UpstreamError };
 
+/** A streamed answer: chat-completion chunks as they arrive, or the error status the replica answered first. */
+export type ChatStreamOutcome =
+  | { readonly ok: true; readonly chunks: AsyncIterable<JsonObject> }
+  | { readonly ok: false; readonly status: number; readonly error: UpstreamError };
+
 /**
  * How the Responses API reaches models: the same routing as `/inference/v1/chat/completions` (a ready
  * replica of the target's deployment leased from the serving directory, the same connection pool and
@@ -33,4 +38,10 @@ export type ChatCompletionOutcome =
  */
 export interface ChatModelClient {
   complete(ctx: RequestContext, call: ChatCompletionCall): Promise<ChatCompletionOutcome>;
+  /**
+   * The same call streamed (`stream: true` with usage): each chunk as the replica sends it. The lease is
+   * held until the chunks end or their iteration stops. Iterating throws UNAVAILABLE or DEADLINE_EXCEEDED
+   * when the stream breaks, CANCELLED when `ctx.signal` aborts.
+   */
+  stream(ctx: RequestContext, call: ChatCompletionCall): Promise<ChatStreamOutcome>;
 }

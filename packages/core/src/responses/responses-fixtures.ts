@@ -7,7 +7,8 @@ import type { RequestContext } from '../contracts/request-context.js';
 import { isGatewayError, notFound } from '../errors/index.js';
 import { generateCompletion, type EngineChatMessage, type GeneratorTool, type GeneratorToolChoice } from '../engine/generate.js';
 import type { ModelTarget, ServingDirectory } from '../ports/serving-directory.js';
-import type { ChatCompletionCall, ChatCompletionOutcome, ChatModelClient } from './model-client.js';
+import { tokenize } from '../engine/tokenizer.js';
+import type { ChatCompletionCall, ChatCompletionOutcome, ChatModelClient, ChatStreamOutcome } from './model-client.js';
 
 const isObject = (value: JsonValue | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -16,8 +17,39 @@ export class EngineClient implements ChatModelClient {
   readonly bodies: JsonObject[] = [];
   /** Outcomes to answer instead of generating, first in first out. */
   readonly scripted: Array<ChatCompletionOutcome | Error> = [];
+  /** When set, the next stream breaks (throws this error) after this many chunks. */
+  breakStream: { afterChunks: number; error: Error } | undefined;
 
   constructor(private readonly contextLength = 8192) {}
+
+  /** The completion as the reference engine streams it: role, tool calls, one chunk per token, finish, usage. */
+  async stream(ctx: RequestContext, call: ChatCompletionCall): Promise<ChatStreamOutcome> {
+    const outcome = await this.complete(ctx, call);
+    if (!outcome.ok) return outcome;
+    const choice = (outcome.completion.choices as JsonObject[])[0]!;
+    const message = choice.message as JsonObject;
+    const chunks: JsonObject[] = [{ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }];
+    if (typeof message.reasoning_content === 'string') {
+      for (const piece of tokenize(message.reasoning_content)) chunks.push({ choices: [{ index: 0, delta: { reasoning_content: piece }, finish_reason: null }] });
+    }
+    (Array.isArray(message.tool_calls) ? message.tool_calls : []).forEach((toolCall, index) => {
+      const { id, function: fn } = toolCall as { id: string; function: { name: string; arguments: string } };
+      chunks.push({ choices: [{ index: 0, delta: { tool_calls: [{ index, id, type: 'function', function: { name: fn.name, arguments: '' } }] }, finish_reason: null }] });
+      chunks.push({ choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: fn.arguments } }] }, finish_reason: null }] });
+    });
+    for (const piece of tokenize(typeof message.content === 'string' ? message.content : '')) chunks.push({ choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
+    chunks.push({ choices: [{ index: 0, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }] });
+    chunks.push({ choices: [], usage: outcome.completion.usage ?? null });
+    const broken = this.breakStream;
+    this.breakStream = undefined;
+    async function* iterate(): AsyncIterable<JsonObject> {
+      for (const [i, chunk] of chunks.entries()) {
+        if (broken && i >= broken.afterChunks) throw broken.error;
+        yield chunk;
+      }
+    }
+    return { ok: true, chunks: iterate() };
+  }
 
   async complete(_ctx: RequestContext, call: ChatCompletionCall): Promise<ChatCompletionOutcome> {
     this.bodies.push(call.body);

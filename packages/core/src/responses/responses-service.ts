@@ -5,9 +5,9 @@
  */
 import type { RequestContext } from '../contracts/request-context.js';
 import { authorize } from '../auth/permissions.js';
-import { unauthenticated } from '../errors/index.js';
+import { Code, isGatewayError, renderInferenceError, unauthenticated } from '../errors/index.js';
 import { clockMs, type Clock } from '../ports/clock.js';
-import type { ServingDirectory } from '../ports/serving-directory.js';
+import type { ModelTarget, ServingDirectory } from '../ports/serving-directory.js';
 import type { ResourceStore } from '../ports/storage.js';
 import type { ChatModelClient } from './model-client.js';
 import { readModelFacts } from './model-facts.js';
@@ -15,12 +15,15 @@ import { invalid } from './request-values.js';
 import { newResponsesId } from './response-ids.js';
 import { checkToolOutputs, hasImageInput } from './response-input.js';
 import { responseListBody, pageInputItems, parseResponseListParams, type ResponseListParams } from './response-list.js';
-import { buildResponseObject } from './response-object.js';
+import { buildResponseObject, type ResponseOutcome } from './response-object.js';
+import { ResponseEventWriter, type ResponseEventSink } from './response-events.js';
 import { parseResponseRequest, type ResponseRequest } from './response-request.js';
 import { ResponseStore, responseNotFound } from './response-store.js';
 import type { ConversationItem, ResponseList, ResponseObject } from './response-types.js';
 import type { ResponseToolProvider, ToolSession } from './tool-provider.js';
-import { TurnLoop } from './turn-loop.js';
+import { TurnLoop, zeroUsage } from './turn-loop.js';
+import { fitContext } from './context-window.js';
+import { offeredFunctions } from './chat-translation.js';
 
 export interface ResponsesServiceDependencies {
   /** Where responses are stored and models and deployments are read (the storage's resource store). */
@@ -30,6 +33,19 @@ export interface ResponsesServiceDependencies {
   readonly clock: Clock;
   /** Gateway-run tool types (MCP). None: only function tools. */
   readonly toolProviders?: readonly ResponseToolProvider[];
+}
+
+/** A response checked and routed, ready to run ({@link ResponsesService.prepare}). */
+export interface PreparedResponse {
+  readonly accountId: string;
+  readonly request: ResponseRequest;
+  /** The earlier conversation and this request's input. */
+  readonly context: ConversationItem[];
+  readonly target: ModelTarget;
+  readonly contextLength: number | undefined;
+  readonly createdAtMs: number;
+  /** `resp_…`, or null when the response is not stored. */
+  readonly id: string | null;
 }
 
 /** The body of a successful delete, as the reference API answers it. */
@@ -49,35 +65,66 @@ export class ResponsesService {
   }
 
   /**
-   * Creates a response from a request body. Validation errors, an unknown model or previous response,
-   * and requests the engine refuses are thrown (INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION,
-   * RESOURCE_EXHAUSTED); a model that cannot be reached gives a response with status `failed`.
-   * `stream` and `background` are not served here.
+   * Creates a response from a request body, not streamed. Validation errors, an unknown model or previous
+   * response, and requests the engine refuses are thrown (INVALID_ARGUMENT, NOT_FOUND,
+   * FAILED_PRECONDITION, RESOURCE_EXHAUSTED); a model that cannot be reached gives a response with status
+   * `failed`. A body with `stream: true` is refused: stream with {@link prepare} and {@link run}.
    */
   async create(ctx: RequestContext, body: unknown): Promise<ResponseObject> {
+    const prepared = await this.prepare(ctx, body);
+    if (prepared.request.stream) throw invalid('stream: true needs a streaming caller (Server-Sent Events over HTTP)', 'stream', 'UNSUPPORTED_VALUE');
+    return this.run(ctx, prepared);
+  }
+
+  /**
+   * Everything a response needs before its first model turn, with every check that answers an error
+   * rather than a failed response: the body's rules, the previous response, the model's routing and
+   * image support. A transport starts streaming only after this succeeded.
+   */
+  async prepare(ctx: RequestContext, body: unknown): Promise<PreparedResponse> {
     const accountId = this.accountOf(ctx);
     const request = parseResponseRequest(body, this.providers);
-    if (request.stream) throw invalid('stream: true is not yet supported by this gateway; send stream: false', 'stream', 'UNSUPPORTED_VALUE');
     if (request.background) throw invalid('background: true is not yet supported by this gateway; send background: false', 'background', 'UNSUPPORTED_VALUE');
     const createdAtMs = clockMs(this.deps.clock);
-    const id = request.store ? newResponsesId('resp') : null;
-
     const context = [...(await this.history(ctx, accountId, request)), ...request.input];
     const target = await this.deps.directory.resolve(ctx, request.model);
     const facts = await readModelFacts(this.deps.resources, ctx, target);
     if (!facts.supportsImageInput && hasImageInput(context)) {
       throw invalid(`${request.model} does not take image input (its supportsImageInput is not true)`, 'input', 'UNSUPPORTED_VALUE');
     }
+    // A conversation that cannot fit is refused here, before a stream starts (the turns check again with every tool).
+    if (request.truncation === 'disabled' && facts.contextLength !== undefined) {
+      fitContext(request.instructions, context, offeredFunctions(request.tools), facts.contextLength - 1, 'disabled');
+    }
+    return { accountId, request, context, target, contextLength: facts.contextLength, createdAtMs, id: request.store ? newResponsesId('resp') : null };
+  }
 
+  /**
+   * Runs a prepared response's turns and stores it (unless `store` is false). With `sink` every event
+   * of the stream is sent, from `response.created` (once the gateway tools' sessions are open: their
+   * errors are still thrown) to the final event; after `response.created` an error becomes a `failed`
+   * response instead of being thrown. CANCELLED (the caller went away) is thrown and nothing is stored.
+   */
+  async run(ctx: RequestContext, prepared: PreparedResponse, sink?: ResponseEventSink): Promise<ResponseObject> {
+    const { request, id, createdAtMs } = prepared;
     const session = await this.openSession(ctx, request);
-    let outcome;
+    const events = sink ? new ResponseEventWriter(sink) : undefined;
+    let outcome: ResponseOutcome;
     try {
-      outcome = await this.loop.run(ctx, { request, context, target, contextLength: facts.contextLength, ...(session ? { session } : {}) });
+      events?.started(buildResponseObject(request, id, createdAtMs, null, { status: 'in_progress', output: [], usage: zeroUsage, incompleteReason: null, error: null }));
+      const input = { request, context: prepared.context, target: prepared.target, contextLength: prepared.contextLength, ...(session ? { session } : {}) };
+      outcome = await this.loop.run(ctx, input, events).catch((error: unknown) => {
+        // Once the stream started, a refusal can only be told in it: the response fails.
+        if (!events || !isGatewayError(error) || error.code === Code.CANCELLED) throw error;
+        const { type, code, message } = renderInferenceError(error).body.error;
+        return { status: 'failed', output: [], usage: zeroUsage, incompleteReason: null, error: { type, code: code ?? 'server_error', message } } satisfies ResponseOutcome;
+      });
     } finally {
       await session?.close();
     }
     const response = buildResponseObject(request, id, createdAtMs, clockMs(this.deps.clock), outcome);
-    if (id !== null) await this.store.save(ctx, accountId, response, context, this.nextCreateMs(createdAtMs));
+    if (id !== null) await this.store.save(ctx, prepared.accountId, response, prepared.context, this.nextCreateMs(createdAtMs));
+    events?.finished(response);
     return response;
   }
 

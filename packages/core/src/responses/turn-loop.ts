@@ -8,7 +8,9 @@ import { Code, GatewayError, invalidArgument, isGatewayError, resourceExhausted 
 import type { JsonObject } from '../contracts/json.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { ModelTarget } from '../ports/serving-directory.js';
-import { chatToolChoice, chatTools, fromChatCompletion, offeredFunctions, type TurnUsage } from './chat-translation.js';
+import { chatToolChoice, chatTools, fromChatCompletion, offeredFunctions, type TranslatedTurn, type TurnUsage } from './chat-translation.js';
+import { ChatStreamTurn } from './chat-stream-turn.js';
+import type { ResponseEventWriter } from './response-events.js';
 import { contextTooLong, fitContext, type FittedContext } from './context-window.js';
 import type { ChatModelClient, UpstreamError } from './model-client.js';
 import type { ResponseRequest } from './response-request.js';
@@ -38,7 +40,7 @@ export interface TurnLoopResult {
   readonly error: ResponseError | null;
 }
 
-const zeroUsage: TurnUsage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0 };
+export const zeroUsage: TurnUsage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0 };
 
 function addUsage(a: TurnUsage, b: TurnUsage): TurnUsage {
   return {
@@ -63,16 +65,25 @@ function failureOf(error: unknown): ResponseError {
   return { type: 'server_error', code: 'server_error', message: 'the model turn failed' };
 }
 
+/** What a model turn answered: a whole completion, or chunks to stream. */
+type TurnAnswer = { readonly completion: JsonObject } | { readonly chunks: AsyncIterable<JsonObject> };
+
 /** Codes thrown by the model client that mean "no answer from the model": the response fails. */
 const upstreamFailures: ReadonlySet<Code> = new Set([Code.UNAVAILABLE, Code.DEADLINE_EXCEEDED, Code.INTERNAL, Code.UNKNOWN, Code.DATA_LOSS]);
 
 export class TurnLoop {
   constructor(private readonly client: ChatModelClient) {}
 
-  async run(ctx: RequestContext, input: TurnLoopInput): Promise<TurnLoopResult> {
+  /**
+   * Runs the turns. With `events` the model's answers are streamed and every output item is sent as it
+   * forms; a stream that breaks ends the response `failed` with what it had produced.
+   */
+  async run(ctx: RequestContext, input: TurnLoopInput, events?: ResponseEventWriter): Promise<TurnLoopResult> {
     const { request, session } = input;
     const functions = offeredFunctions(request.tools, session?.functions);
     const output: ConversationItem[] = [...(session?.items ?? [])];
+    for (const item of output) events?.itemWhole(item);
+    const withReasoning = request.reasoning.effort !== null && request.reasoning.effort !== 'none';
     let usage = zeroUsage;
     let toolCalls = 0;
     const end = (status: TurnLoopResult['status'], incompleteReason: IncompleteReason | null = null, error: ResponseError | null = null): TurnLoopResult =>
@@ -81,19 +92,34 @@ export class TurnLoop {
     for (let turn = 0; turn < maxTurns; turn += 1) {
       const budget = request.maxOutputTokens === null ? null : request.maxOutputTokens - usage.completionTokens;
       if (budget !== null && budget <= 0) return end('incomplete', 'max_output_tokens');
-      let answer: JsonObject;
+      let answer: TurnAnswer;
       try {
-        answer = await this.ask(ctx, input, [...input.context, ...output], functions, budget);
+        answer = await this.ask(ctx, input, [...input.context, ...output], functions, budget, events !== undefined);
       } catch (error) {
         if (isGatewayError(error) && !upstreamFailures.has(error.code)) throw error;
         if (!isGatewayError(error) && ctx.signal?.aborted) throw error;
         return end('failed', null, failureOf(error));
       }
-      let translated;
-      try {
-        translated = fromChatCompletion(answer, request.reasoning.effort !== null && request.reasoning.effort !== 'none');
-      } catch {
-        return end('failed', null, { type: 'server_error', code: 'bad_upstream_answer', message: 'the model replica answered without a message' });
+      let translated: TranslatedTurn;
+      if ('completion' in answer) {
+        try {
+          translated = fromChatCompletion(answer.completion, withReasoning);
+        } catch {
+          return end('failed', null, { type: 'server_error', code: 'bad_upstream_answer', message: 'the model replica answered without a message' });
+        }
+      } else {
+        const streamed = new ChatStreamTurn(events!, withReasoning);
+        try {
+          for await (const chunk of answer.chunks) {
+            streamed.push(chunk);
+            await events!.ready();
+          }
+          translated = streamed.finish();
+        } catch (error) {
+          if (ctx.signal?.aborted || (isGatewayError(error) && error.code === Code.CANCELLED)) throw error;
+          output.push(...streamed.abandon());
+          return end('failed', null, failureOf(error));
+        }
       }
       usage = addUsage(usage, translated.usage);
       output.push(...translated.items);
@@ -116,6 +142,8 @@ export class TurnLoop {
         // Each call the session ran is replaced, where it stands, by the items recording it and its result.
         const executed = await this.execute(ctx, session!, gatewayCalls, request.parallelToolCalls);
         output.splice(0, output.length, ...output.flatMap((item) => executed.get(item as FunctionCallItem) ?? [item]));
+        // Streamed: the calls were sent as they formed; what the session added follows, whole.
+        for (const [call, items] of executed) for (const item of items) if (item !== call) events?.itemWhole(item);
       }
       if (limited) return end('incomplete', 'max_tool_calls');
       // A call only the client can answer ends the response: the client continues with its output.
@@ -125,15 +153,18 @@ export class TurnLoop {
   }
 
   /** One chat completion over the fitted conversation; retries smaller windows when the engine says it is too long. */
-  private async ask(ctx: RequestContext, input: TurnLoopInput, items: readonly ConversationItem[], functions: readonly ChatFunction[], budget: number | null): Promise<JsonObject> {
+  private async ask(
+    ctx: RequestContext, input: TurnLoopInput, items: readonly ConversationItem[], functions: readonly ChatFunction[], budget: number | null, stream: boolean,
+  ): Promise<TurnAnswer> {
     const { request } = input;
     // At least one output token must fit beside the prompt.
     let limit = input.contextLength === undefined ? undefined : input.contextLength - 1;
     for (let attempt = 0; ; attempt += 1) {
       const fitted = fitContext(request.instructions, items, functions, limit, request.truncation);
       const body = this.chatBody(request, fitted, functions, budget, input.contextLength);
-      const outcome = await this.client.complete(ctx, { target: input.target, body, ...(request.user !== null ? { affinityKey: request.user } : {}) });
-      if (outcome.ok) return outcome.completion;
+      const call = { target: input.target, body, ...(request.user !== null ? { affinityKey: request.user } : {}) };
+      const outcome = stream ? await this.client.stream(ctx, call) : await this.client.complete(ctx, call);
+      if (outcome.ok) return 'chunks' in outcome ? { chunks: outcome.chunks } : { completion: outcome.completion };
       if (isContextLengthError(outcome.status, outcome.error)) {
         if (request.truncation === 'disabled') throw contextTooLong(outcome.error.message);
         if (attempt >= contextRetries || fitted.items.length <= 1) throw contextTooLong(outcome.error.message);

@@ -2,12 +2,13 @@ import { EventEmitter, once } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import {
   authorize, Code, GatewayError, unavailable,
-  silentLogger, type ChatCompletionCall, type ChatCompletionOutcome, type ChatModelClient, type GatewayLogger, type JsonObject,
+  silentLogger, type ChatCompletionCall, type ChatCompletionOutcome, type ChatModelClient, type ChatStreamOutcome, type GatewayLogger, type JsonObject,
   type ModelTarget, type Principal, type ReplicaLease, type RequestContext, type ServingDirectory,
 } from '@berth/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InferenceRequest } from './inference-request.js';
 import { ModelRewriter, SseModelRewriter } from './model-rewrite.js';
+import { SseDataParser } from './sse-data-parser.js';
 import { isConnectFailure, streamErrorEvent, upstreamErrorAnswer, upstreamFailure } from './upstream-errors.js';
 
 /** Timeouts and limits of the inference proxy. Every wait is bounded, so a request never hangs. */
@@ -201,34 +202,94 @@ export class InferenceProxy implements ChatModelClient {
    * exchange is thrown (UNAVAILABLE, DEADLINE_EXCEEDED; CANCELLED once `ctx.signal` aborted).
    */
   async complete(ctx: RequestContext, call: ChatCompletionCall): Promise<ChatCompletionOutcome> {
-    const cancelled = () => new GatewayError(Code.CANCELLED, 'the caller went away', { reason: 'CLIENT_CLOSED' });
-    const inference: InferenceRequest = { operation: 'chat', model: call.target.model, stream: false, body: call.body };
+    const outcome = await this.exchange(ctx, call, false);
+    if (!outcome.ok || 'completion' in outcome) return outcome;
+    // The replica streamed although it was not asked to: not an answer this call can use.
+    outcome.upstream.body.destroy();
+    outcome.release();
+    return badAnswer('the model replica streamed an answer that was asked for whole');
+  }
+
+  /**
+   * The same call streamed (`stream: true`, usage included): chunks as the replica sends them, the lease
+   * held until their iteration ends. A replica that answers whole is replayed as one chunk.
+   */
+  async stream(ctx: RequestContext, call: ChatCompletionCall): Promise<ChatStreamOutcome> {
+    const body = { ...call.body, stream: true, stream_options: { include_usage: true } };
+    const outcome = await this.exchange(ctx, { ...call, body }, true);
+    if (!outcome.ok) return outcome;
+    if ('completion' in outcome) return { ok: true, chunks: replayed(outcome.completion) };
+    return { ok: true, chunks: this.chunksOf(ctx, outcome.upstream, outcome.release) };
+  }
+
+  /** Leases a replica and sends one chat call (retrying once on a refused connection); the lease is released unless a stream is handed over. */
+  private async exchange(ctx: RequestContext, call: ChatCompletionCall, stream: boolean): Promise<
+    | ChatCompletionOutcome
+    | { readonly ok: true; readonly upstream: Dispatcher.ResponseData; readonly release: () => void }
+  > {
+    const inference: InferenceRequest = { operation: 'chat', model: call.target.model, stream, body: call.body };
     for (let attempt = 0; ; attempt += 1) {
       const lease = await this.acquire(ctx, call.target, call.affinityKey);
+      let handedOver = false;
       try {
-        if (ctx.signal?.aborted) throw cancelled();
+        if (ctx.signal?.aborted) throw callerGone();
         let upstream: Dispatcher.ResponseData;
         try {
           upstream = await this.send(lease, inference, ctx.requestId, ctx.signal);
         } catch (error) {
-          if (ctx.signal?.aborted) throw cancelled();
+          if (ctx.signal?.aborted) throw callerGone();
           if (attempt === 0 && isConnectFailure(error)) continue;
           throw upstreamFailure(error, this.options);
         }
-        const body = await this.readAll(upstream, ctx.signal);
         const status = upstream.statusCode;
+        const type = upstream.headers['content-type'];
+        if (status >= 200 && status < 300 && typeof type === 'string' && type.startsWith('text/event-stream')) {
+          handedOver = true;
+          return { ok: true, upstream, release: () => lease.release() };
+        }
+        const body = await this.readAll(upstream, ctx.signal);
         if (status >= 200 && status < 300) {
           const completion = parseObject(body);
-          if (completion) return { ok: true, completion };
-          return { ok: false, status: 502, error: { message: 'the model replica answered with a body that is not a JSON object', type: 'server_error', param: null, code: 'bad_gateway' } };
+          return completion ? { ok: true, completion } : badAnswer('the model replica answered with a body that is not a JSON object');
         }
         const rewriter = new ModelRewriter(lease.servedModelId, call.target.model);
         const rendered = upstreamErrorAnswer(status, body.toString('utf8'), (text) => rewriter.rewriteText(text));
         if (status >= 500) this.logger.warn({ requestId: ctx.requestId, upstreamStatus: status }, 'model replica answered with a server error');
         return { ok: false, status: rendered.status, error: rendered.body.error };
       } finally {
-        lease.release();
+        if (!handedOver) lease.release();
       }
+    }
+  }
+
+  /** The JSON chunks of an SSE answer; the lease goes back when they end, fail or their reader stops. */
+  private async *chunksOf(ctx: RequestContext, upstream: Dispatcher.ResponseData, release: () => void): AsyncGenerator<JsonObject> {
+    const parser = new SseDataParser();
+    const parse = (data: string): JsonObject | undefined => {
+      if (data === '[DONE]') return undefined;
+      const chunk = parseObject(Buffer.from(data));
+      if (chunk && typeof chunk.error === 'object' && chunk.error !== null) {
+        throw unavailable('the model replica failed while streaming', { reason: 'UPSTREAM_STREAM_ERROR' });
+      }
+      return chunk;
+    };
+    try {
+      for await (const bytes of upstream.body) {
+        for (const data of parser.push(bytes as Buffer)) {
+          const chunk = parse(data);
+          if (chunk) yield chunk;
+        }
+      }
+      for (const data of parser.end()) {
+        const chunk = parse(data);
+        if (chunk) yield chunk;
+      }
+    } catch (error) {
+      if (ctx.signal?.aborted) throw callerGone();
+      throw error instanceof GatewayError ? error : upstreamFailure(error, this.options);
+    } finally {
+      if (!upstream.body.destroyed) upstream.body.destroy();
+      release();
     }
   }
 
@@ -278,7 +339,7 @@ export class InferenceProxy implements ChatModelClient {
     const contentType = upstream.headers['content-type'];
     const type = typeof contentType === 'string' ? contentType : 'application/json';
     if (upstream.statusCode >= 200 && upstream.statusCode < 300 && type.startsWith('text/event-stream')) {
-      await this.stream(upstream, rewriter, request, reply, signal);
+      await this.forwardStream(upstream, rewriter, request, reply, signal);
       return;
     }
     const body = await this.readAll(upstream, signal);
@@ -321,7 +382,7 @@ export class InferenceProxy implements ChatModelClient {
    * per-event model rewrite), waiting for `drain` when the client reads slower than the replica writes.
    * A failure after the first byte cannot change the status any more: it becomes a final SSE `error` event.
    */
-  private async stream(upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, request: FastifyRequest, reply: FastifyReply, signal: ClientAbort): Promise<void> {
+  private async forwardStream(upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, request: FastifyRequest, reply: FastifyReply, signal: ClientAbort): Promise<void> {
     if (signal.aborted) {
       upstream.body.destroy();
       throw clientGone;
@@ -363,4 +424,18 @@ function parseObject(body: Buffer): JsonObject | undefined {
   } catch {
     return undefined;
   }
+}
+
+const callerGone = (): GatewayError => new GatewayError(Code.CANCELLED, 'the caller went away', { reason: 'CLIENT_CLOSED' });
+
+function badAnswer(message: string): ChatCompletionOutcome {
+  return { ok: false, status: 502, error: { message, type: 'server_error', param: null, code: 'bad_gateway' } };
+}
+
+/** A whole chat completion as the one chunk a stream of it would add up to. */
+async function* replayed(completion: JsonObject): AsyncGenerator<JsonObject> {
+  const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+  const message = typeof choice === 'object' && choice !== null && !Array.isArray(choice) ? choice.message : undefined;
+  const finish = typeof choice === 'object' && choice !== null && !Array.isArray(choice) ? (choice.finish_reason ?? null) : null;
+  yield { choices: [{ index: 0, delta: message ?? {}, finish_reason: finish }], usage: completion.usage ?? null };
 }

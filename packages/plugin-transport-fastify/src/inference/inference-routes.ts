@@ -10,7 +10,10 @@ import { parseChatCompletionRequest, parseCompletionRequest, type InferenceReque
 import { registerResponsesRoutes } from './responses-routes.js';
 import { responsesRouteSpecs } from './responses-openapi.js';
 
-export type InferenceRouteOptions = InferenceProxyOptions;
+export interface InferenceRouteOptions extends InferenceProxyOptions {
+  /** Idle time before a streamed response (`/inference/v1/responses`, `stream: true`) writes a heartbeat comment. Default 15 s. */
+  readonly responsesHeartbeatMs?: number;
+}
 
 export interface InferenceRouteDependencies {
   readonly gateway: Gateway;
@@ -44,7 +47,10 @@ export function registerInferenceRoutes(app: FastifyInstance, deps: InferenceRou
   };
   app.post(chatPath, routeOptions, serve(parseChatCompletionRequest));
   app.post(completionsPath, routeOptions, serve(parseCompletionRequest));
-  registerResponsesRoutes(app, { gateway, auth, client: proxy, routeOptions });
+  registerResponsesRoutes(app, {
+    gateway, auth, client: proxy, routeOptions, logger: deps.logger ?? gateway.logger,
+    ...(deps.options?.responsesHeartbeatMs !== undefined ? { heartbeatMs: deps.options.responsesHeartbeatMs } : {}),
+  });
 
   app.get(modelsPath, routeOptions, async (request, reply) => {
     const principal = auth.principalOf(request);

@@ -95,7 +95,7 @@ export function responsesRouteSpecs(): RouteSpec[] {
           model: { type: 'string', description: 'accounts/<account_id>/models/<model_id>; served by its default deployment.' },
           input: { description: 'A string, or a list of input items (messages with input_text/input_image, function_call_output, …).' },
           previous_response_id: nullable({ type: 'string' }),
-          stream: nullable({ type: 'boolean', description: 'Not yet supported: true is refused with 400.' }),
+          stream: nullable({ type: 'boolean', description: 'true answers text/event-stream: response.created … response.completed (or incomplete/failed), each event with a sequence_number.' }),
           background: nullable({ type: 'boolean', description: 'Not yet supported: true is refused with 400.' }),
           ...settings,
         },

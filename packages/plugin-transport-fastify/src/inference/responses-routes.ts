@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import {
   ResponsesService, clockToken, responseToolProvidersToken, servingDirectoryToken, storageToken,
-  type ChatModelClient, type Gateway, type Principal, type RequestContext,
+  type ChatModelClient, type Gateway, type GatewayLogger, type Principal, type RequestContext,
 } from '@berth/core';
 import type { BearerAuthentication } from '../authentication.js';
+import { SseEventSink } from './sse-event-sink.js';
 
 export const responsesPath = '/inference/v1/responses';
 
@@ -14,6 +15,9 @@ export interface ResponsesRouteDependencies {
   readonly client: ChatModelClient;
   /** The inference routes' options (bearer auth before the body, body limit). */
   readonly routeOptions: RouteShorthandOptions;
+  readonly logger?: GatewayLogger;
+  /** Idle time before a streamed response writes a heartbeat comment. Default 15 s. */
+  readonly heartbeatMs?: number;
 }
 
 /** A request's context whose signal aborts when the client closes the connection before the answer. */
@@ -43,7 +47,8 @@ function queryOf(request: FastifyRequest): Record<string, string | undefined> {
 }
 
 /**
- * The Responses API over HTTP: create, retrieve, delete, list, input items. The domain (rules, turns,
+ * The Responses API over HTTP: create (whole, or streamed as Server-Sent Events with `stream: true`),
+ * retrieve, delete, list, input items. The domain (rules, turns,
  * storage) is core's {@link ResponsesService}; errors reach the server's error handler, which answers
  * `/inference/...` URLs in the inference format.
  */
@@ -60,7 +65,27 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
   const answer = (reply: FastifyReply, request: FastifyRequest, body: unknown) => reply.header('x-request-id', request.id).send(body);
 
-  app.post(responsesPath, routeOptions, async (request, reply) => answer(reply, request, await service.create(contextOf(request, reply), request.body)));
+  app.post(responsesPath, routeOptions, async (request, reply) => {
+    const ctx = contextOf(request, reply);
+    const prepared = await service.prepare(ctx, request.body);
+    if (!prepared.request.stream) return answer(reply, request, await service.run(ctx, prepared));
+    const sink = new SseEventSink(reply, request.id, deps.heartbeatMs);
+    try {
+      await service.run(ctx, prepared, sink);
+      sink.end();
+    } catch (error) {
+      if (!sink.started) throw error;
+      if (ctx.signal.aborted) {
+        sink.destroy();
+      } else {
+        // The response recorded its own failures; this is one after it (e.g. storing it failed).
+        deps.logger?.warn({ requestId: request.id, err: String(error) }, 'a streamed response failed after its stream started');
+        sink.error('server_error', 'the response could not be completed');
+        sink.end();
+      }
+    }
+    return reply;
+  });
   app.get(responsesPath, routeOptions, async (request, reply) => answer(reply, request, await service.list(contextOf(request, reply), queryOf(request))));
   app.get(`${responsesPath}/:id`, routeOptions, async (request, reply) => answer(reply, request, await service.get(contextOf(request, reply), idOf(request))));
   app.delete(`${responsesPath}/:id`, routeOptions, async (request, reply) => answer(reply, request, await service.delete(contextOf(request, reply), idOf(request))));
