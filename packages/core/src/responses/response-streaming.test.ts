@@ -1,13 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../testing/index.js';
+import type { MemoryStorage } from '../testing/index.js';
 import type { JsonObject } from '../contracts/json.js';
 import { systemContext } from '../contracts/request-context.js';
-import { systemClock } from '../ports/clock.js';
 import { unavailable } from '../errors/index.js';
 import { ChatStreamTurn } from './chat-stream-turn.js';
 import { ResponseEventWriter, type ResponseEventSink } from './response-events.js';
-import { EngineClient, callerContext, fixtureDirectory, fixtureModel } from './responses-fixtures.js';
-import { ResponsesService } from './responses-service.js';
+import { callerContext, fixtureModel, responsesTestBed, type EngineClient } from './responses-fixtures.js';
+import type { ResponsesService } from './responses-service.js';
 
 /** A sink that keeps a copy of every event. */
 function collector(): ResponseEventSink & { events: JsonObject[]; types(): string[] } {
@@ -21,10 +20,7 @@ let service: ResponsesService;
 const ctx = callerContext();
 
 beforeEach(async () => {
-  storage = new MemoryStorage();
-  client = new EngineClient();
-  service = new ResponsesService({ resources: storage.resources, directory: fixtureDirectory, client, clock: systemClock });
-  await storage.resources.create(systemContext(), fixtureModel, { name: fixtureModel, contextLength: 8192 });
+  ({ storage, client, service } = await responsesTestBed());
 });
 
 async function stream(body: Record<string, unknown>) {

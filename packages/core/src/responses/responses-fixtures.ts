@@ -7,6 +7,10 @@ import type { RequestContext } from '../contracts/request-context.js';
 import { isGatewayError, notFound } from '../errors/index.js';
 import { generateCompletion, type EngineChatMessage, type GeneratorTool, type GeneratorToolChoice } from '../engine/generate.js';
 import type { ModelTarget, ServingDirectory } from '../ports/serving-directory.js';
+import { systemContext } from '../contracts/request-context.js';
+import { systemClock } from '../ports/clock.js';
+import { MemoryStorage } from '../storage-memory/index.js';
+import { ResponsesService } from './responses-service.js';
 import { tokenize } from '../engine/tokenizer.js';
 import type { ChatCompletionCall, ChatCompletionOutcome, ChatModelClient, ChatStreamOutcome } from './model-client.js';
 
@@ -105,4 +109,13 @@ export const fixtureDirectory: ServingDirectory = {
 /** A caller in `accountId` with `role`. */
 export function callerContext(accountId = fixtureAccount, role: 'admin' | 'inference-user' | 'user' = 'inference-user'): RequestContext {
   return { requestId: 'test', principal: { userName: `accounts/${accountId}/users/u`, accountId, role } };
+}
+
+/** A service over fresh memory storage and an {@link EngineClient}, with the fixture model (8192-token context) stored. */
+export async function responsesTestBed(): Promise<{ storage: MemoryStorage; client: EngineClient; service: ResponsesService }> {
+  const storage = new MemoryStorage();
+  const client = new EngineClient();
+  const service = new ResponsesService({ resources: storage.resources, directory: fixtureDirectory, client, clock: systemClock });
+  await storage.resources.create(systemContext(), fixtureModel, { name: fixtureModel, contextLength: 8192 });
+  return { storage, client, service };
 }

@@ -1,9 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../testing/index.js';
+import type { MemoryStorage } from '../testing/index.js';
 import { systemContext } from '../contracts/request-context.js';
-import { systemClock } from '../ports/clock.js';
-import { EngineClient, callerContext, fixtureDirectory, fixtureModel } from './responses-fixtures.js';
-import { ResponsesService } from './responses-service.js';
+import { callerContext, fixtureModel, responsesTestBed, type EngineClient } from './responses-fixtures.js';
+import type { ResponsesService } from './responses-service.js';
 import type { ResponseObject } from './response-types.js';
 
 let storage: MemoryStorage;
@@ -12,10 +11,7 @@ let service: ResponsesService;
 const ctx = callerContext();
 
 beforeEach(async () => {
-  storage = new MemoryStorage();
-  client = new EngineClient();
-  service = new ResponsesService({ resources: storage.resources, directory: fixtureDirectory, client, clock: systemClock });
-  await storage.resources.create(systemContext(), fixtureModel, { name: fixtureModel, contextLength: 8192 });
+  ({ storage, client, service } = await responsesTestBed());
 });
 
 const textOf = (response: ResponseObject): string =>
