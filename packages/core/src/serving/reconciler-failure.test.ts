@@ -6,9 +6,11 @@ import { ReplicaTracker } from '../runtime/replica-tracker.js';
 import { simulatedProvisioner } from '../runtime/simulated-provisioner.js';
 import { exhaustedRetries, failDeployment, noteRetry, reconcileFailed, type FailureSteps } from './reconciler-failure.js';
 import { newManaged, type Managed } from './reconciler-model.js';
+import type { Deployment, DeploymentState } from '../resources/deployments/deployment-schema.js';
 
 const ctx = systemContext('test');
 const name = 'accounts/acme/deployments/d';
+const deploymentIn = (state: DeploymentState): Deployment => ({ name, createTime: '', updateTime: '', state });
 /** Never asked to do anything here: the steps are recorded. */
 const provisioner = simulatedProvisioner();
 
@@ -33,19 +35,19 @@ describe('noteRetry', () => {
   it('asks to retry a FAILED deployment that is updated or scaled', () => {
     for (const kind of ['updated', 'scaled'] as const) {
       const m = newManaged(name);
-      noteRetry(m, { kind, name, deployment: { state: 'FAILED' } });
+      noteRetry(m, { kind, name, deployment: deploymentIn('FAILED') });
       expect(m.retryRequested).toBe(true);
     }
     const m = newManaged(name);
-    noteRetry(m, { kind: 'updated', name, deployment: { state: 'READY' } });
-    noteRetry(m, { kind: 'created', name, deployment: { state: 'FAILED' } });
+    noteRetry(m, { kind: 'updated', name, deployment: deploymentIn('READY') });
+    noteRetry(m, { kind: 'created', name, deployment: deploymentIn('FAILED') });
     expect(m.retryRequested).toBe(false);
   });
 
   it('an undeleted deployment starts with no failure counted', () => {
     const m = newManaged(name);
     Object.assign(m, { failures: 4, nextStartAt: Date.now() + 1000 });
-    noteRetry(m, { kind: 'undeleted', name, deployment: { state: 'UPDATING' } });
+    noteRetry(m, { kind: 'undeleted', name, deployment: deploymentIn('UPDATING') });
     expect(m).toMatchObject({ failures: 0, nextStartAt: 0, retryRequested: false });
   });
 });

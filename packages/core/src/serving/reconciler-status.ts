@@ -1,6 +1,6 @@
 import { Code, isGatewayError } from '../errors/index.js';
 import { assertTransition } from '../resources/common/state-machine.js';
-import type { DeploymentState } from '../resources/deployments/deployment-schema.js';
+import type { Deployment, DeploymentState } from '../resources/deployments/deployment-schema.js';
 import { deploymentStateMachine } from '../resources/deployments/deployment-state-machine.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { JsonObject } from '../contracts/json.js';
@@ -9,7 +9,7 @@ import { StaleRead, type DeploymentReconcilerDependencies, type Managed } from '
 /** A state change to write with the replica counts; `status: null` clears the status. */
 export interface StatusChange {
   state?: DeploymentState;
-  status?: { code: string; message: string } | null;
+  status?: NonNullable<Deployment['status']> | null;
 }
 
 /** The reconciler's status writes, as the steps of one state (deletion, failure) call them. */
@@ -65,7 +65,7 @@ export async function writeDeploymentStatus(
   try {
     m.data = await deps.deployments.resources.mutate(ctx, m.name, (previous) => {
       if (previous.state !== expected) throw new StaleRead();
-      const next: JsonObject = { ...previous, replicaCount, replicaStats };
+      const next: Deployment = { ...previous, replicaCount, replicaStats };
       if (change.state !== undefined && change.state !== expected) {
         assertTransition(deploymentStateMachine, expected, change.state);
         next.state = change.state;

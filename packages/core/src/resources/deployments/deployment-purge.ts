@@ -1,13 +1,13 @@
 import { defineQueueHandler, type ExactlyOnceQueueHandler } from '../../workers/queue-handler.js';
-import type { JsonObject } from '../../ports/json.js';
+import type { Deployment } from './deployment-schema.js';
 import type { Clock } from '../../ports/clock.js';
 
 /** Durable queue of purges: one job per soft delete, due at the deployment's purgeTime. */
 export const deploymentPurgeQueue = 'berth.deployments.purge';
 
 /** A soft-deleted deployment past its purgeTime: gone for every read, whether or not a worker removed it yet. */
-export function isPurged(deployment: JsonObject, nowMs: number): boolean {
-  return deployment.state === 'DELETED' && typeof deployment.purgeTime === 'string' && Date.parse(deployment.purgeTime) <= nowMs;
+export function isPurged(deployment: Pick<Deployment, 'state' | 'purgeTime'>, nowMs: number): boolean {
+  return deployment.state === 'DELETED' && deployment.purgeTime !== undefined && Date.parse(deployment.purgeTime) <= nowMs;
 }
 
 /** The job a soft delete enqueues; the dedupe key includes purgeTime so a later delete gets its own job. */

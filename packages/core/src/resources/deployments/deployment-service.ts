@@ -1,15 +1,15 @@
 import { invalidArgument, notFound } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
-import type { JsonObject } from '../../ports/json.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
 import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import type { ServingAdvisor } from '../common/sizing.js';
 import { assertTransition } from '../common/state-machine.js';
 import { deploymentDefinition } from './deployment-definition.js';
-import type { DeploymentState } from './deployment-schema.js';
+import type { Deployment, DeploymentState } from './deployment-schema.js';
 import { deploymentStateMachine } from './deployment-state-machine.js';
 import { isPurged, purgeJobFor } from './deployment-purge.js';
+import { replicaBounds } from './deployment-rules.js';
 
 export interface DeploymentCreateOptions {
   readonly deploymentId?: string;
@@ -33,7 +33,7 @@ export interface DeploymentListParams extends ListParams {
  * recent traffic. Throws FAILED_PRECONDITION to refuse.
  */
 export interface DeploymentDeletionGuard {
-  check(ctx: RequestContext, deployment: JsonObject, options: DeploymentDeleteOptions): Promise<void>;
+  check(ctx: RequestContext, deployment: Deployment, options: DeploymentDeleteOptions): Promise<void>;
 }
 
 /** What changed in a deployment; observers (deployed models, the serving reconciler) react to it. */
@@ -41,7 +41,7 @@ export interface DeploymentChange {
   readonly kind: 'created' | 'updated' | 'scaled' | 'deleted' | 'undeleted';
   readonly name: string;
   /** The deployment after the change; absent after a hard delete. */
-  readonly deployment?: JsonObject;
+  readonly deployment?: Deployment;
 }
 
 /**
@@ -70,7 +70,7 @@ export interface DeploymentServiceOptions {
 }
 
 export class DeploymentService {
-  readonly resources: ResourceService;
+  readonly resources: ResourceService<Deployment>;
   private readonly guards: readonly DeploymentDeletionGuard[];
   private readonly observers = new Set<DeploymentObserver>();
   private readonly reconciledDeletion: boolean;
@@ -92,13 +92,13 @@ export class DeploymentService {
     return () => void this.observers.delete(observer);
   }
 
-  async create(ctx: RequestContext, accountId: string, body: unknown, options: DeploymentCreateOptions = {}): Promise<JsonObject> {
+  async create(ctx: RequestContext, accountId: string, body: unknown, options: DeploymentCreateOptions = {}): Promise<Deployment> {
     const created = await this.resources.create(ctx, accountId, body, {
       ...(options.deploymentId !== undefined ? { id: options.deploymentId } : {}),
       ...(options.validateOnly ? { validateOnly: true } : {}),
       flags: { skipShapeValidation: options.skipShapeValidation === true },
     });
-    if (!options.validateOnly) await this.notify(ctx, { kind: 'created', name: String(created.name), deployment: created });
+    if (!options.validateOnly) await this.notify(ctx, { kind: 'created', name: created.name, deployment: created });
     return created;
   }
 
@@ -106,21 +106,21 @@ export class DeploymentService {
    * A soft-deleted deployment past its purgeTime is gone: NOT_FOUND, and its record is removed now if the
    * purge worker has not removed it yet.
    */
-  private async assertNotPurged(ctx: RequestContext, name: string, data: JsonObject): Promise<void> {
+  private async assertNotPurged(ctx: RequestContext, name: string, data: Deployment): Promise<void> {
     if (!isPurged(data, this.env.clock.now().getTime())) return;
     await this.resources.remove(ctx, name).catch(() => undefined);
     throw notFound(name);
   }
 
   /** Soft-deleted deployments are still readable by name (AIP-164) until purged. */
-  async get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
+  async get(ctx: RequestContext, name: string, readMask?: string): Promise<Deployment> {
     this.resources.authorizeName(ctx, name, 'get');
     const stored = await this.resources.getStored(ctx, name);
     await this.assertNotPurged(ctx, name, stored.data);
     return this.resources.mask(this.resources.withEtag(stored), readMask);
   }
 
-  list(ctx: RequestContext, accountId: string, params: DeploymentListParams): Promise<ListPage> {
+  list(ctx: RequestContext, accountId: string, params: DeploymentListParams): Promise<ListPage<Deployment>> {
     const showDeleted = params.showDeleted === true;
     const notPurged = `(state != DELETED OR purge_time > ${JSON.stringify(this.env.clock.now().toISOString())})`;
     return this.resources.list(ctx, accountId, params, {
@@ -130,7 +130,7 @@ export class DeploymentService {
     });
   }
 
-  async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string, options: PreconditionOptions = {}): Promise<JsonObject> {
+  async update(ctx: RequestContext, name: string, body: unknown, updateMask?: string, options: PreconditionOptions = {}): Promise<Deployment> {
     const updated = await this.resources.update(ctx, name, body, updateMask, options);
     await this.notify(ctx, { kind: 'updated', name, deployment: updated });
     return updated;
@@ -146,7 +146,7 @@ export class DeploymentService {
     this.resources.authorizeName(ctx, name, 'delete');
     const current = await this.resources.getStored(ctx, name);
     await this.assertNotPurged(ctx, name, current.data);
-    const state = current.data.state as DeploymentState;
+    const state = current.data.state;
     if (state !== 'DELETED' && state !== 'DELETING') for (const guard of this.guards) await guard.check(ctx, current.data, options);
     if (options.hard) {
       await this.resources.remove(ctx, name, options);
@@ -156,33 +156,28 @@ export class DeploymentService {
     if (state === 'DELETED') throw notFound(name);
     if (state === 'DELETING') return;
     const target: DeploymentState = this.reconciledDeletion ? 'DELETING' : 'DELETED';
+    let purgeTime = '';
     const deleted = await this.resources.mutate(ctx, name, (previous) => {
-      const from = previous.state as DeploymentState;
+      const from = previous.state;
       if (from === 'DELETED') throw notFound(name);
       assertTransition(deploymentStateMachine, from, target);
       const now = this.env.clock.now();
-      return {
-        ...previous,
-        state: target,
-        desiredReplicaCount: 0,
-        deleteTime: now.toISOString(),
-        purgeTime: new Date(now.getTime() + softDeleteRetentionMs).toISOString(),
-      };
+      purgeTime = new Date(now.getTime() + softDeleteRetentionMs).toISOString();
+      return { ...previous, state: target, desiredReplicaCount: 0, deleteTime: now.toISOString(), purgeTime };
     }, options);
     // The purge worker removes it at purgeTime; reads treat it as gone from then on either way.
-    await this.env.storage.queue.enqueue(ctx, purgeJobFor(name, String(deleted.purgeTime)));
+    await this.env.storage.queue.enqueue(ctx, purgeJobFor(name, purgeTime));
     await this.notify(ctx, { kind: 'deleted', name, deployment: deleted });
   }
 
   /** Restores a soft-deleted deployment (DELETED → CREATING); FAILED_PRECONDITION for any other state. */
-  async undelete(ctx: RequestContext, name: string): Promise<JsonObject> {
+  async undelete(ctx: RequestContext, name: string): Promise<Deployment> {
     this.resources.authorizeName(ctx, name, 'action');
     await this.assertNotPurged(ctx, name, (await this.resources.getStored(ctx, name)).data);
     const restored = await this.resources.mutate(ctx, name, (previous) => {
-      assertTransition(deploymentStateMachine, previous.state as DeploymentState, 'CREATING');
+      assertTransition(deploymentStateMachine, previous.state, 'CREATING');
       const { deleteTime: _d, purgeTime: _p, ...rest } = previous;
-      const min = typeof rest.minReplicaCount === 'number' ? rest.minReplicaCount : 0;
-      const max = typeof rest.maxReplicaCount === 'number' ? rest.maxReplicaCount : 1;
+      const { min, max } = replicaBounds(rest);
       return { ...rest, state: 'CREATING', desiredReplicaCount: Math.min(Math.max(min, 1), max) };
     });
     await this.notify(ctx, { kind: 'undeleted', name, deployment: restored });
@@ -199,12 +194,11 @@ export class DeploymentService {
       throw invalidArgument('replicaCount must be a non-negative integer', { field: 'replicaCount' });
     }
     const scaled = await this.resources.mutate(ctx, name, (previous) => {
-      const state = previous.state as DeploymentState;
+      const state = previous.state;
       if (state === 'DELETED' || state === 'DELETING') {
         throw invalidArgument(`deployment ${name} is ${state} and cannot be scaled`, { field: 'replicaCount' });
       }
-      const min = previous.minReplicaCount as number;
-      const max = previous.maxReplicaCount as number;
+      const { min, max } = replicaBounds(previous);
       if (replicaCount < min || replicaCount > max) {
         throw invalidArgument(`replicaCount ${replicaCount} is outside [minReplicaCount ${min}, maxReplicaCount ${max}]`, { field: 'replicaCount' });
       }
