@@ -3,9 +3,9 @@ import type { RequestContext } from '../kernel/request-context.js';
 import type { ApiKeyManager } from '../ports/api-keys.js';
 import type { GatewayLogger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
-import type { JsonObject } from '../ports/json.js';
 import { Code, isGatewayError } from '../errors/index.js';
 import type { UserService } from '../resources/users/user-service.js';
+import type { User } from '../resources/users/user-schema.js';
 
 export const bootstrapAdminId = 'admin';
 /** How long one start holds the bootstrap claim. */
@@ -30,7 +30,7 @@ export async function bootstrapAccount(
   if (!claimed) return;
   const existing = await users.list(ctx, accountId, { pageSize: 1 });
   if (existing.totalSize > 0) return;
-  let admin: JsonObject;
+  let admin: User;
   try {
     admin = await users.create(
       ctx,
@@ -49,7 +49,7 @@ export async function bootstrapAccount(
   }
   const created = await apiKeys.create(
     ctx,
-    String(admin.name),
+    admin.name,
     { apiKey: { displayName: 'bootstrap admin key' } },
     config.bootstrapApiKey ? { secret: config.bootstrapApiKey } : {},
   );

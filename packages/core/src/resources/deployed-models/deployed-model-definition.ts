@@ -2,12 +2,14 @@ import { alreadyExists, invalidArgument } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { parseFilter } from '../../listing/index.js';
 import { parseOrderBy } from '../../listing/order-by.js';
-import type { JsonObject } from '../../ports/json.js';
+import { parseResourceName } from '../../names/resource-name.js';
 import type { ResourceDefinition } from '../common/resource-definition.js';
-import type { ResourceEnvironment } from '../common/resource-environment.js';
+import { storedOf, type ResourceEnvironment } from '../common/resource-environment.js';
+import type { Deployment } from '../deployments/deployment-schema.js';
+import type { Model } from '../models/model-schema.js';
 import { deployedModelFields } from './deployed-model-fields.js';
 import { assertDeployable } from './deployed-model-rules.js';
-import { deployedModelOutputOnly, deployedModelSchema } from './deployed-model-schema.js';
+import { deployedModelOutputOnly, deployedModelSchema, type DeployedModel } from './deployed-model-schema.js';
 import { deployedModelStateMachine } from './deployed-model-state-machine.js';
 
 const oldestFirst = parseOrderBy(undefined, deployedModelFields, 'create_time');
@@ -24,7 +26,7 @@ export async function findDeployedModels(
   env: ResourceEnvironment,
   accountId: string,
   match: { readonly model?: string; readonly deployment?: string },
-): Promise<JsonObject[]> {
+): Promise<DeployedModel[]> {
   const clauses = [
     ...(match.model !== undefined ? [`model = ${JSON.stringify(match.model)}`] : []),
     ...(match.deployment !== undefined ? [`deployment = ${JSON.stringify(match.deployment)}`] : []),
@@ -37,7 +39,7 @@ export async function findDeployedModels(
     orderBy: oldestFirst,
     pageSize: maxDeployedModelsPerLookup,
   });
-  return result.items.map((item) => item.data);
+  return result.items.map((item) => storedOf<DeployedModel>(item).data);
 }
 
 /**
@@ -45,21 +47,21 @@ export async function findDeployedModels(
  * in the record's account (INVALID_ARGUMENT), the pair must be deployable ({@link assertDeployable}) and not
  * deployed already (ALREADY_EXISTS); `default` is true for the model's first record.
  */
-export async function prepareDeployedModel(ctx: RequestContext, data: JsonObject, env: ResourceEnvironment): Promise<void> {
-  const accountId = String(data.name).split('/')[1]!;
-  if (typeof data.model !== 'string' || data.model === '') throw invalidArgument('model is required', { field: 'model' });
-  if (typeof data.deployment !== 'string' || data.deployment === '') throw invalidArgument('deployment is required', { field: 'deployment' });
-  const model = (await env.requireReference(ctx, data.model, 'models', accountId, 'model')).data;
-  const deployment = (await env.requireReference(ctx, data.deployment, 'deployments', accountId, 'deployment')).data;
+export async function prepareDeployedModel(ctx: RequestContext, data: DeployedModel, env: ResourceEnvironment): Promise<void> {
+  const { accountId } = parseResourceName(data.name, 'deployedModels');
+  if (data.model === undefined || data.model === '') throw invalidArgument('model is required', { field: 'model' });
+  if (data.deployment === undefined || data.deployment === '') throw invalidArgument('deployment is required', { field: 'deployment' });
+  const model = (await env.requireReference<Model>(ctx, data.model, 'models', accountId, 'model')).data;
+  const deployment = (await env.requireReference<Deployment>(ctx, data.deployment, 'deployments', accountId, 'deployment')).data;
   assertDeployable(model, deployment);
   const existing = await findDeployedModels(ctx, env, accountId, { model: data.model });
   const same = existing.find((record) => record.deployment === data.deployment);
-  if (same) throw alreadyExists(`${data.model} on ${data.deployment} (${String(same.name)})`);
+  if (same) throw alreadyExists(`${data.model} on ${data.deployment} (${same.name})`);
   data.default = !existing.some((record) => record.state !== 'UNDEPLOYING');
   data.public = data.public === true;
 }
 
-export const deployedModelDefinition: ResourceDefinition = {
+export const deployedModelDefinition: ResourceDefinition<DeployedModel> = {
   collection: 'deployedModels',
   singular: 'deployedModel',
   schema: deployedModelSchema,

@@ -1,6 +1,6 @@
 import { failedPrecondition, invalidArgument } from '../../errors/index.js';
-import type { JsonObject } from '../../ports/json.js';
-import type { DeploymentState } from '../deployments/deployment-schema.js';
+import type { Deployment, DeploymentState } from '../deployments/deployment-schema.js';
+import type { Model } from '../models/model-schema.js';
 import { canTransition } from '../common/state-machine.js';
 import type { DeployedModelState } from './deployed-model-schema.js';
 import { deployedModelStateMachine } from './deployed-model-state-machine.js';
@@ -14,28 +14,27 @@ export const addonModelKinds: ReadonlySet<string> = new Set(['HUB_PEFT_ADDON', '
  * base (INVALID_ARGUMENT); any other model is INVALID_ARGUMENT. A DELETING or DELETED deployment is
  * FAILED_PRECONDITION.
  */
-export function assertDeployable(model: JsonObject, deployment: JsonObject): void {
-  const state = deployment.state as DeploymentState;
+export function assertDeployable(model: Model, deployment: Deployment): void {
+  const state = deployment.state;
   if (state === 'DELETED' || state === 'DELETING') {
-    throw failedPrecondition(`deployment ${String(deployment.name)} is ${state}`, { field: 'deployment', reason: 'DEPLOYMENT_DELETED' });
+    throw failedPrecondition(`deployment ${deployment.name} is ${state}`, { field: 'deployment', reason: 'DEPLOYMENT_DELETED' });
   }
   if (model.name === deployment.baseModel) return;
-  if (!addonModelKinds.has(String(model.kind))) {
+  if (model.kind === undefined || !addonModelKinds.has(model.kind)) {
     throw invalidArgument(
-      `model ${String(model.name)} is neither the base model of deployment ${String(deployment.name)} (${String(deployment.baseModel)}) nor an add-on of it`,
+      `model ${model.name} is neither the base model of deployment ${deployment.name} (${deployment.baseModel}) nor an add-on of it`,
       { field: 'model' },
     );
   }
-  const details = model.peftDetails as JsonObject | undefined;
-  const base = details?.baseModel;
+  const base = model.peftDetails?.baseModel;
   if (base !== deployment.baseModel) {
     throw invalidArgument(
-      `add-on ${String(model.name)} is built on ${String(base)}, but deployment ${String(deployment.name)} serves ${String(deployment.baseModel)}`,
+      `add-on ${model.name} is built on ${base}, but deployment ${deployment.name} serves ${deployment.baseModel}`,
       { field: 'model' },
     );
   }
   if (deployment.enableAddons !== true) {
-    throw failedPrecondition(`deployment ${String(deployment.name)} does not enable add-ons (enableAddons is false)`, {
+    throw failedPrecondition(`deployment ${deployment.name} does not enable add-ons (enableAddons is false)`, {
       field: 'deployment',
       reason: 'ADDONS_DISABLED',
     });

@@ -1,32 +1,33 @@
 import { isGatewayError, Code } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { isValidId, parseResourceName } from '../../names/resource-name.js';
-import type { JsonObject } from '../../ports/json.js';
-import type { ResourceEnvironment } from '../common/resource-environment.js';
-import { ResourceService, type ListPage, type ListParams, type PreconditionOptions } from '../common/resource-service.js';
+import { crudService } from '../common/crud-service.js';
+import { storedOf, type ResourceEnvironment } from '../common/resource-environment.js';
+import type { PreconditionOptions } from '../common/resource-service.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { assertTransition } from '../common/state-machine.js';
-import type { DeploymentState } from '../deployments/deployment-schema.js';
+import type { Deployment } from '../deployments/deployment-schema.js';
 import { deployedModelDefinition, findDeployedModels } from './deployed-model-definition.js';
 import { deployedModelStateFor } from './deployed-model-rules.js';
-import type { DeployedModelState } from './deployed-model-schema.js';
+import type { DeployedModel } from './deployed-model-schema.js';
 import { deployedModelStateMachine } from './deployed-model-state-machine.js';
 
 /** Told about every created or removed record (the serving layer re-reads its routing). */
-export type DeployedModelObserver = (ctx: RequestContext, change: { readonly kind: 'created' | 'removed'; readonly record: JsonObject }) => void;
+export type DeployedModelObserver = (ctx: RequestContext, change: { readonly kind: 'created' | 'removed'; readonly record: DeployedModel }) => void;
 
 /**
  * Deployed models: which model (a base model or an add-on) is served by which deployment. Create is
- * "deploy", delete is "undeploy". The first record of a model is its default target. The serving layer keeps
- * `state` in step with the deployment ({@link DeployedModelService.syncWithDeployment}); a deployment's own
- * base model gets a record automatically ({@link DeployedModelService.ensureBaseRecord}).
+ * "deploy", delete is "undeploy"; get, list and update (displayName, description or public: model and
+ * deployment are immutable) are as the definition makes them. The first record of a model is its default
+ * target. The serving layer keeps `state` in step with the deployment
+ * ({@link DeployedModelService.syncWithDeployment}); a deployment's own base model gets a record
+ * automatically ({@link DeployedModelService.ensureBaseRecord}).
  */
-export class DeployedModelService {
-  readonly resources: ResourceService;
+export class DeployedModelService extends crudService(deployedModelDefinition, ['get', 'list', 'update']) {
   private readonly observers = new Set<DeployedModelObserver>();
 
   constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets) {
-    this.resources = new ResourceService(deployedModelDefinition, env, secrets);
+    super(env, secrets);
   }
 
   /** Adds an observer; returns the function that removes it. */
@@ -41,26 +42,13 @@ export class DeployedModelService {
    *   cannot serve; FAILED_PRECONDITION when the deployment is deleted or an add-on meets a deployment without
    *   `enableAddons`; ALREADY_EXISTS when the id is taken or the model is already deployed there.
    */
-  async create(ctx: RequestContext, accountId: string, body: unknown, options: { deployedModelId?: string; validateOnly?: boolean } = {}): Promise<JsonObject> {
+  async create(ctx: RequestContext, accountId: string, body: unknown, options: { deployedModelId?: string; validateOnly?: boolean } = {}): Promise<DeployedModel> {
     const created = await this.resources.create(ctx, accountId, body, {
       ...(options.deployedModelId !== undefined ? { id: options.deployedModelId } : {}),
       ...(options.validateOnly ? { validateOnly: true } : {}),
     });
     if (!options.validateOnly) this.notify(ctx, 'created', created);
     return created;
-  }
-
-  get(ctx: RequestContext, name: string, readMask?: string): Promise<JsonObject> {
-    return this.resources.get(ctx, name, readMask);
-  }
-
-  list(ctx: RequestContext, accountId: string, params: ListParams): Promise<ListPage> {
-    return this.resources.list(ctx, accountId, params);
-  }
-
-  /** Changes displayName, description or public; model and deployment are immutable. */
-  update(ctx: RequestContext, name: string, body: unknown, updateMask?: string, options: PreconditionOptions = {}): Promise<JsonObject> {
-    return this.resources.update(ctx, name, body, updateMask, options);
   }
 
   /**
@@ -70,12 +58,12 @@ export class DeployedModelService {
   async delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
     this.resources.authorizeName(ctx, name, 'delete');
     const record = (await this.resources.getStored(ctx, name)).data;
-    assertTransition(deployedModelStateMachine, record.state as DeployedModelState, 'UNDEPLOYING');
+    assertTransition(deployedModelStateMachine, record.state, 'UNDEPLOYING');
     await this.removeRecord(ctx, record, options);
   }
 
   /** Records of a model and/or deployment in an account, oldest first. No authorization (system use). */
-  recordsOf(ctx: RequestContext, accountId: string, match: { model?: string; deployment?: string }): Promise<JsonObject[]> {
+  recordsOf(ctx: RequestContext, accountId: string, match: { model?: string; deployment?: string }): Promise<DeployedModel[]> {
     return findDeployedModels(ctx, this.env, accountId, match);
   }
 
@@ -83,10 +71,10 @@ export class DeployedModelService {
    * Gives a deployment's own base model a record (default when it is the model's first), unless one exists.
    * The id is the deployment's id when free. No authorization (system use).
    */
-  async ensureBaseRecord(ctx: RequestContext, deployment: JsonObject): Promise<JsonObject | undefined> {
-    const name = String(deployment.name);
+  async ensureBaseRecord(ctx: RequestContext, deployment: Deployment): Promise<DeployedModel | undefined> {
+    const name = deployment.name;
     const baseModel = deployment.baseModel;
-    if (typeof baseModel !== 'string' || baseModel === '') return undefined;
+    if (baseModel === undefined || baseModel === '') return undefined;
     const { accountId, id } = parseResourceName(name, 'deployments');
     const existing = await this.recordsOf(ctx, accountId, { model: baseModel, deployment: name });
     if (existing[0]) return existing[0];
@@ -94,7 +82,7 @@ export class DeployedModelService {
     const taken = await this.env.storage.resources.get(ctx, this.resources.nameOf(accountId, id));
     const recordId = taken || !isValidId(id) ? this.env.ids.resourceId() : id;
     const others = await this.recordsOf(ctx, accountId, { model: baseModel });
-    const record: JsonObject = {
+    const record: DeployedModel = {
       name: this.resources.nameOf(accountId, recordId),
       createTime: now,
       updateTime: now,
@@ -120,11 +108,12 @@ export class DeployedModelService {
    */
   async syncWithDeployment(ctx: RequestContext, deploymentName: string): Promise<void> {
     const { accountId } = parseResourceName(deploymentName, 'deployments');
-    const deployment = (await this.env.storage.resources.get(ctx, deploymentName))?.data;
-    const deploymentState = deployment?.state as DeploymentState | undefined;
-    const failed = deploymentState === 'FAILED' ? (deployment?.status as JsonObject | undefined) : undefined;
+    const stored = await this.env.storage.resources.get(ctx, deploymentName);
+    const deployment = stored ? storedOf<Deployment>(stored).data : undefined;
+    const deploymentState = deployment?.state;
+    const failed = deploymentState === 'FAILED' ? deployment?.status : undefined;
     for (const record of await this.recordsOf(ctx, accountId, { deployment: deploymentName })) {
-      const current = (record.state as DeployedModelState | undefined) ?? 'STATE_UNSPECIFIED';
+      const current = record.state ?? 'STATE_UNSPECIFIED';
       const target = deployedModelStateFor(deploymentState, current);
       if (target === 'remove') {
         await this.removeRecord(ctx, record);
@@ -133,10 +122,10 @@ export class DeployedModelService {
       const statusChanged = JSON.stringify(record.status) !== JSON.stringify(failed);
       if (target === current && !statusChanged) continue;
       try {
-        await this.resources.mutate(ctx, String(record.name), (previous) => {
-          const from = (previous.state as DeployedModelState | undefined) ?? 'STATE_UNSPECIFIED';
+        await this.resources.mutate(ctx, record.name, (previous) => {
+          const from = previous.state ?? 'STATE_UNSPECIFIED';
           const to = deployedModelStateFor(deploymentState, from);
-          const next: JsonObject = { ...previous };
+          const next: DeployedModel = { ...previous };
           if (to !== 'remove' && to !== from) {
             assertTransition(deployedModelStateMachine, from, to);
             next.state = to;
@@ -151,22 +140,22 @@ export class DeployedModelService {
     }
   }
 
-  private async removeRecord(ctx: RequestContext, record: JsonObject, options: PreconditionOptions = {}): Promise<void> {
-    const name = String(record.name);
+  private async removeRecord(ctx: RequestContext, record: DeployedModel, options: PreconditionOptions = {}): Promise<void> {
+    const name = record.name;
     await this.resources.remove(ctx, name, options);
     this.notify(ctx, 'removed', record);
-    if (record.default !== true || typeof record.model !== 'string') return;
-    const accountId = name.split('/')[1]!;
+    if (record.default !== true || record.model === undefined) return;
+    const { accountId } = parseResourceName(name, 'deployedModels');
     const next = (await this.recordsOf(ctx, accountId, { model: record.model })).find((r) => r.state !== 'UNDEPLOYING');
     if (!next) return;
     try {
-      await this.resources.mutate(ctx, String(next.name), (previous) => ({ ...previous, default: true }));
+      await this.resources.mutate(ctx, next.name, (previous) => ({ ...previous, default: true }));
     } catch (error) {
       if (!(isGatewayError(error) && error.code === Code.NOT_FOUND)) throw error;
     }
   }
 
-  private notify(ctx: RequestContext, kind: 'created' | 'removed', record: JsonObject): void {
+  private notify(ctx: RequestContext, kind: 'created' | 'removed', record: DeployedModel): void {
     for (const observer of this.observers) {
       try {
         observer(ctx, { kind, record });
