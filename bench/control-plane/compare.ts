@@ -5,6 +5,7 @@ import { startChildServer, type ChildServer } from '../lib/child-server.js';
 import { pinToCpu } from '../lib/cpu-pinning.js';
 import { printTable, runLoad } from '../lib/load.js';
 import { median, percent } from '../lib/stats.js';
+import { controlPlaneOperations } from './operations.js';
 
 /**
  * `npm run bench:compare -- <other checkout>`: this checkout's gateway against another checkout's (e.g. a
@@ -33,12 +34,7 @@ const targets: Array<{ label: string; server: ChildServer }> = [
   { label: other!, server: await startChildServer(otherScript) },
 ];
 const notPinned = pinToCpu(process.pid, 0) ?? targets.map((t) => pinToCpu(t.server.pid, 1)).find((why) => why !== undefined);
-const filter = encodeURIComponent('base_model = "accounts/bench/models/busy-model" AND accelerator_type = GPUX_H100_80GB');
-const operations = [
-  { name: 'GET model', path: '/v1/accounts/bench/models/bench-model' },
-  { name: 'GET model with 100 deployedModelRefs', path: '/v1/accounts/bench/models/busy-model' },
-  { name: 'list deployments (filtered)', path: `/v1/accounts/bench/deployments?filter=${filter}&pageSize=50` },
-];
+const operations = controlPlaneOperations(String(targets[0]!.server.info.filter));
 const measure = async (target: (typeof targets)[number], path: string) => {
   const headers = { authorization: `Bearer ${String(target.server.info.apiKey)}` };
   const result = await runLoad({ url: `${target.server.url}${path}`, headers, connections, seconds, serverPid: target.server.pid });

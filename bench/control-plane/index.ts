@@ -3,6 +3,7 @@ import { startChildServer } from '../lib/child-server.js';
 import { printTable, runLoad, type LoadResult } from '../lib/load.js';
 import { pinToCpu } from '../lib/cpu-pinning.js';
 import { median, percent } from '../lib/stats.js';
+import { controlPlaneOperations } from './operations.js';
 
 /**
  * bench/control-plane: GET model and a filtered list of deployments through the gateway (API-key auth
@@ -40,14 +41,7 @@ export async function runControlPlaneBenchmark(): Promise<{ getRatio: number; ro
   // The load generator (this process) on CPU 0, both servers on CPU 1: only one server is under load at a time.
   const notPinned = pinToCpu(process.pid, 0) ?? pinToCpu(gateway.pid, 1) ?? pinToCpu(bare.pid, 1);
   const auth = { authorization: `Bearer ${info.apiKey}` };
-  const getPath = '/v1/accounts/bench/models/bench-model';
-  const busyPath = '/v1/accounts/bench/models/busy-model';
-  const listPath = `/v1/accounts/bench/deployments?filter=${encodeURIComponent(info.filter)}&pageSize=50`;
-  const operations: Operation[] = [
-    { name: 'GET model', bareUrl: `${bare.url}${getPath}`, gatewayUrl: `${gateway.url}${getPath}` },
-    { name: 'GET model with 100 deployedModelRefs', bareUrl: `${bare.url}${busyPath}`, gatewayUrl: `${gateway.url}${busyPath}` },
-    { name: 'list deployments (filtered)', bareUrl: `${bare.url}${listPath}`, gatewayUrl: `${gateway.url}${listPath}` },
-  ];
+  const operations: Operation[] = controlPlaneOperations(info.filter).map(({ name, path }) => ({ name, bareUrl: `${bare.url}${path}`, gatewayUrl: `${gateway.url}${path}` }));
   try {
     // Warm up both targets on every operation (JIT, connection setup) before measuring.
     for (const op of operations) {

@@ -4,15 +4,10 @@ import { Code } from '../errors/code.js';
 import { isGatewayError } from '../errors/gateway-error.js';
 import { publicOnlyPolicy } from './address-policy.js';
 import { checkingLookup, resolveChecked, type EgressResolver, type ResolvedAddress } from './checking-lookup.js';
-import { gatewayFailure as failure } from './loopback-server-fixture.js';
+import { gatewayFailure as failure, tableResolver } from './loopback-server-fixture.js';
 
 const v4 = (address: string): ResolvedAddress => ({ address, family: 4 });
 const v6 = (address: string): ResolvedAddress => ({ address, family: 6 });
-const resolverOf = (records: Record<string, readonly ResolvedAddress[]>): EgressResolver => async (hostname) => {
-  const found = records[hostname];
-  if (found === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-  return found;
-};
 
 const records = {
   'public.test': [v4('93.184.216.34'), v6('2606:2800:220:1:248:1893:25c8:1946')],
@@ -24,7 +19,7 @@ const records = {
   'empty.test': [],
   'v4only.test': [v4('93.184.216.34')],
 };
-const resolver = resolverOf(records);
+const resolver = tableResolver(records);
 
 describe('resolveChecked', () => {
   it('answers every address of a public name', async () => {
@@ -49,12 +44,21 @@ describe('resolveChecked', () => {
     expect((await failure(resolveChecked(resolver, { allowLoopback: true, allowPrivate: true }, 'metadata.test'))).reason).toBe('EGRESS_ADDRESS_REFUSED');
   });
 
-  it('is UNAVAILABLE when the name does not resolve or has no address', async () => {
-    for (const host of ['nowhere.test', 'empty.test']) {
-      const error = await failure(resolveChecked(resolver, publicOnlyPolicy, host));
+  it('is UNAVAILABLE when resolution fails for a while or the name has no address', async () => {
+    const flaky: EgressResolver = async (hostname) => {
+      throw Object.assign(new Error(`getaddrinfo EAI_AGAIN ${hostname}`), { code: 'EAI_AGAIN' });
+    };
+    for (const [using, host] of [[flaky, 'public.test'], [resolver, 'empty.test']] as const) {
+      const error = await failure(resolveChecked(using, publicOnlyPolicy, host));
       expect(error.code).toBe(Code.UNAVAILABLE);
       expect(error.reason).toBe('EGRESS_DNS_FAILED');
     }
+  });
+
+  it('is INVALID_ARGUMENT when the name does not exist (the caller gave it)', async () => {
+    const error = await failure(resolveChecked(resolver, publicOnlyPolicy, 'nowhere.test'));
+    expect(error.code).toBe(Code.INVALID_ARGUMENT);
+    expect(error.reason).toBe('EGRESS_DNS_FAILED');
   });
 });
 

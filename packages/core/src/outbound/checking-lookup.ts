@@ -1,7 +1,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { classifyAddress, describeAddressClass, isAddressAllowed, type AddressPolicy } from './address-policy.js';
+import { classifyAddress, describeAddressClass, isAddressAllowed, type AddressClass, type AddressPolicy } from './address-policy.js';
+import { errorCode } from '../errors/error-code.js';
 import { invalidArgument, unavailable, type GatewayError } from '../errors/gateway-error.js';
 
 /** One address a host name resolves to. */
@@ -21,29 +22,41 @@ export const systemResolver: EgressResolver = async (hostname) => {
   return addresses.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 };
 
-/** The refusal of an address the policy does not allow; `host` is what the caller asked for. */
-export function addressRefused(host: string, address: string): GatewayError {
-  const resolved = host === address ? `${host} is` : `${host} resolves to`;
-  return invalidArgument(`outbound request refused: ${resolved} ${describeAddressClass(classifyAddress(address))}, and only public addresses may be called`, {
+/**
+ * The refusal of an address the policy does not allow: `host` is what the caller asked for, `literal`
+ * whether it was the address itself (else a name that resolves to it).
+ */
+export function addressRefused(host: string, addressClass: AddressClass, literal: boolean): GatewayError {
+  const resolved = literal ? `${host} is` : `${host} resolves to`;
+  return invalidArgument(`outbound request refused: ${resolved} ${describeAddressClass(addressClass)}, and only public addresses may be called`, {
     reason: 'EGRESS_ADDRESS_REFUSED',
   });
 }
 
+/** Resolver answers that mean the name does not exist (the caller's mistake), not a transient failure. */
+const nameDoesNotExist: ReadonlySet<string> = new Set(['ENOTFOUND', 'ENODATA']);
+
 /**
  * Resolves `hostname` and checks every address it resolves to: one address the policy refuses refuses
  * the host (a name that mixes public and internal records is not trusted with either).
- * @throws GatewayError INVALID_ARGUMENT when an address is refused; UNAVAILABLE when the name does not resolve.
+ * @throws GatewayError INVALID_ARGUMENT when an address is refused or the name does not exist; UNAVAILABLE when
+ *   resolution fails otherwise (e.g. EAI_AGAIN, a resolver that does not answer).
  */
 export async function resolveChecked(resolver: EgressResolver, policy: AddressPolicy, hostname: string): Promise<readonly ResolvedAddress[]> {
   let addresses: readonly ResolvedAddress[];
   try {
     addresses = await resolver(hostname);
   } catch (error) {
+    const code = errorCode(error);
+    if (code !== undefined && nameDoesNotExist.has(code)) {
+      throw invalidArgument(`outbound request refused: ${hostname} does not exist`, { reason: 'EGRESS_DNS_FAILED', cause: error });
+    }
     throw unavailable(`outbound request failed: ${hostname} could not be resolved`, { reason: 'EGRESS_DNS_FAILED', cause: error });
   }
   if (addresses.length === 0) throw unavailable(`outbound request failed: ${hostname} has no address`, { reason: 'EGRESS_DNS_FAILED' });
   for (const { address } of addresses) {
-    if (!isAddressAllowed(classifyAddress(address), policy)) throw addressRefused(hostname, address);
+    const addressClass = classifyAddress(address);
+    if (!isAddressAllowed(addressClass, policy)) throw addressRefused(hostname, addressClass, false);
   }
   return addresses;
 }

@@ -89,9 +89,10 @@ describe('request: an exchange with a real server on 127.0.0.1', () => {
     expect(server.connections()).toBeLessThan(5);
   });
 
-  it('is UNAVAILABLE when the name does not resolve, the port is closed, or the connection drops', async () => {
+  it('is INVALID_ARGUMENT for a name that does not exist, UNAVAILABLE when the port is closed or the connection drops', async () => {
     const egress = client();
-    expect((await failure(egress.request(ctx, 'http://nowhere.test/'))).reason).toBe('EGRESS_DNS_FAILED');
+    const nowhere = await failure(egress.request(ctx, 'http://nowhere.test/'));
+    expect([nowhere.code, nowhere.reason]).toEqual([Code.INVALID_ARGUMENT, 'EGRESS_DNS_FAILED']);
     const refused = await failure(egress.request(ctx, `http://127.0.0.1:${await closedPort()}/`));
     expect([refused.code, refused.message]).toEqual([Code.UNAVAILABLE, expect.stringContaining('ECONNREFUSED')]);
     const server = await serve((request, response) => {

@@ -1,14 +1,10 @@
 import { Code } from '../errors/code.js';
+import { errorCode } from '../errors/error-code.js';
 import { GatewayError, invalidArgument, isGatewayError, unavailable } from '../errors/gateway-error.js';
 import type { AbortCause } from './exchange-signal.js';
 
 const timeoutCodes = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 const callerMistakes = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_HTTP_TOKEN', 'ERR_INVALID_CHAR']);
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? error.code : undefined;
-}
 
 const timeoutText: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: 'connecting took too long',

@@ -83,7 +83,7 @@ export async function openExchange(
   limits: ResolvedEgressLimits,
   signal: AbortSignal,
 ): Promise<OpenedExchange> {
-  let current = checkEgressUrl(url, policy);
+  let current = url; // checked by the caller (`GuardedEgressHttp.open`); every redirect is checked below
   let hop = request;
   for (let redirects = 0; ; redirects += 1) {
     const answer = await undiciRequest(current, {

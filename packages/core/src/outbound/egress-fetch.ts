@@ -6,16 +6,14 @@ import type { GuardedEgressHttp, OpenedEgress } from './egress-client.js';
 import { toEgressError } from './egress-errors.js';
 import { webHeaders } from './egress-headers.js';
 import type { ResolvedEgressLimits } from './egress-limits.js';
-import { checkEgressUrl } from './egress-url.js';
 
-type ExchangeOpener = Pick<GuardedEgressHttp, 'open' | 'policy'>;
+type ExchangeOpener = Pick<GuardedEgressHttp, 'open'>;
 
 /** Statuses (and HEAD) whose answer has no body: the web `Response` refuses one. */
 const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
 
 /** The web platform's view of a call: its URL, method, headers, body, signal and redirect mode normalized. */
-function toWebRequest(client: ExchangeOpener, input: string | URL | Request, init: RequestInit | undefined): Request {
-  checkEgressUrl(typeof input === 'string' || input instanceof URL ? input : input.url, client.policy);
+function toWebRequest(input: string | URL | Request, init: RequestInit | undefined): Request {
   try {
     return new Request(input, init);
   } catch (error) {
@@ -74,7 +72,7 @@ function toWebResponse(opened: OpenedEgress, method: string, callerSignal: Abort
  */
 export function egressFetch(client: ExchangeOpener, ctx: RequestContext, limits: ResolvedEgressLimits): EgressFetch {
   return async (input, init) => {
-    const request = toWebRequest(client, input, init);
+    const request = toWebRequest(input, init);
     const callerSignal = request.signal;
     try {
       const body = await bufferedBody(request);

@@ -26,7 +26,10 @@ export function checkEgressUrl(input: string | URL, policy: AddressPolicy): URL 
   }
   if (url.hostname === '') throw invalidArgument('outbound request refused: the URL has no host', { reason: 'EGRESS_URL_INVALID' });
   const ip = parseIpAddress(url.hostname);
-  if (ip !== undefined && !isAddressAllowed(classifyAddress(ip), policy)) throw addressRefused(url.hostname, url.hostname);
+  if (ip !== undefined) {
+    const addressClass = classifyAddress(ip);
+    if (!isAddressAllowed(addressClass, policy)) throw addressRefused(url.hostname, addressClass, true);
+  }
   url.hash = '';
   return url;
 }

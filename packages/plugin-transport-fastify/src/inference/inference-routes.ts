@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  authorize, coreServicesToken, servingDirectoryToken, unimplemented,
+  authorize, coreServicesToken, servingDirectoryToken,
   type Gateway, type GatewayLogger, type JsonObject, type JsonSchema, type RequestContext,
 } from '@berth/core';
 import type { RouteSpec } from '../route-spec.js';
@@ -8,7 +8,7 @@ import type { BearerAuthentication } from '../authentication.js';
 import { InferenceProxy, type InferenceProxyOptions } from './inference-proxy.js';
 import { parseChatCompletionRequest, parseCompletionRequest, type InferenceRequest } from './inference-request.js';
 import { registerResponsesRoutes } from './responses-routes.js';
-import { responsesRouteSpecs } from './responses-openapi.js';
+import { documentedOnly, responsesRouteSpecs } from './responses-openapi.js';
 
 export interface InferenceRouteOptions extends InferenceProxyOptions {
   /** Idle time before a streamed response (`/inference/v1/responses`, `stream: true`) writes a heartbeat comment. Default 15 s. */
@@ -126,9 +126,6 @@ const usageSchema: JsonSchema = {
   properties: { prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } },
 };
 
-const notDispatchedHere = async (): Promise<never> => {
-  throw unimplemented('served by the inference proxy');
-};
 
 /**
  * OpenAPI descriptions of the inference routes, the Responses API's included. They are documentation
@@ -162,7 +159,7 @@ export function inferenceRouteSpecs(): RouteSpec[] {
           usage: usageSchema,
         },
       },
-      handle: notDispatchedHere,
+      handle: documentedOnly,
     },
     {
       method: 'POST', path: completionsPath, tag: 'Inference', operationId: 'createCompletion',
@@ -183,7 +180,7 @@ export function inferenceRouteSpecs(): RouteSpec[] {
           usage: usageSchema,
         },
       },
-      handle: notDispatchedHere,
+      handle: documentedOnly,
     },
     {
       method: 'GET', path: modelsPath, tag: 'Inference', operationId: 'listInferenceModels',
@@ -195,7 +192,7 @@ export function inferenceRouteSpecs(): RouteSpec[] {
           data: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, object: { type: 'string' }, created: { type: 'integer' }, owned_by: { type: 'string' } } } },
         },
       },
-      handle: notDispatchedHere,
+      handle: documentedOnly,
     },
     ...responsesRouteSpecs(),
   ];

@@ -77,8 +77,9 @@ const listQuery = [
   { name: 'before', type: 'string', description: 'Items before this id (in list order).' },
 ] as const;
 
-const documentedOnly = async (): Promise<never> => {
-  throw unimplemented('served by the responses routes');
+/** The `handle` of an inference route spec that only documents: the inference routes serve it (with the raw reply). */
+export const documentedOnly = async (): Promise<never> => {
+  throw unimplemented('served by the inference routes');
 };
 
 /** OpenAPI descriptions of the Responses API routes (documentation only: `registerResponsesRoutes` serves them). */

@@ -1,17 +1,9 @@
-import { Code, GatewayError, unavailable, type InferenceErrorBody } from '@berth/core';
+import { Code, GatewayError, errorCode, unavailable, type InferenceErrorBody } from '@berth/core';
 
 /** Error codes of undici and of the socket layer that mean "the request never reached the replica". */
 const connectFailures: ReadonlySet<string> = new Set([
   'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT',
 ]);
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') return code;
-  const cause = (error as { cause?: unknown }).cause;
-  return cause !== undefined && cause !== error ? errorCode(cause) : undefined;
-}
 
 /** True when the upstream call failed before a connection existed: retrying on another replica is safe. */
 export function isConnectFailure(error: unknown): boolean {
