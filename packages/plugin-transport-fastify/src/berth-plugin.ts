@@ -5,9 +5,8 @@ import {
   servingDirectoryToken, type Gateway, type GatewayLogger, type Principal,
 } from '@berth/core';
 import { renderError, surfaceOf, toRequestError } from './errors.js';
-import { parseQuery } from './query.js';
-import type { QueryValues, RouteSpec } from './route-spec.js';
-import { HttpRequestContext, HttpRouteRequest } from './http-request.js';
+import type { RouteSpec } from './route-spec.js';
+import { fastifyParams, routeRequestOf } from './http-request.js';
 import { bearerAuthentication } from './authentication.js';
 import { defaultJsonBodyLimits, parseJsonBody, type JsonBodyLimits } from './json-body.js';
 import { registerSignedUrlRoutes } from './signed-url-routes.js';
@@ -35,13 +34,11 @@ export interface BerthPluginOptions {
 
 export const defaultBodyLimit = 10 * 1024 * 1024;
 
-const noQuery: QueryValues = Object.freeze({});
-
 /** Splits `/v1/.../{id}:action` into the Fastify path of its base route and the action. */
 function fastifyPathOf(path: string): { route: string; action: string | undefined } {
   const match = /^(.*\})(?::([A-Za-z]+))$/.exec(path);
   const base = match ? match[1]! : path;
-  return { route: base.replace(/\{([a-z_]+)\}/g, ':$1'), action: match ? match[2] : undefined };
+  return { route: fastifyParams(base), action: match ? match[2] : undefined };
 }
 
 /** Hands a failure to the error handler (`reply.send` of a non-Error would answer it as a body). */
@@ -157,9 +154,7 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
     };
     /** Runs the operation; answers, or hands any failure to the error handler. */
     const serve = (request: FastifyRequest, reply: FastifyReply, spec: RouteSpec, params: Record<string, string>, principal: Principal): void => {
-      const ctx = new HttpRequestContext(request.id, principal, reply);
-      const query = spec.query === undefined ? noQuery : parseQuery(request.query as Record<string, unknown>, spec.query);
-      spec.handle(new HttpRouteRequest(ctx, params, query, request, prefix)).then(
+      spec.handle(routeRequestOf(spec, request, reply, params, principal, prefix)).then(
         (result) => reply.header('x-request-id', request.id).send(result),
         (error: unknown) => fail(reply, error),
       );

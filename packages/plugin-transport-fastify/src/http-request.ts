@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal, RequestContext } from '@berth/core';
-import type { QueryValues, RouteRequest } from './route-spec.js';
+import { parseQuery } from './query.js';
+import type { QueryValues, RouteRequest, RouteSpec } from './route-spec.js';
 
 /**
  * The context of one HTTP request. Its AbortSignal (aborted when the client goes away before the answer
@@ -68,4 +69,28 @@ export function ifMatchOf(header: string | undefined): string | undefined {
   if (value === '') return undefined;
   const tag = value.startsWith('W/') ? value.slice(2) : value;
   return tag.length >= 2 && tag.startsWith('"') && tag.endsWith('"') ? tag.slice(1, -1) : tag;
+}
+
+const noQuery: QueryValues = Object.freeze({});
+
+/**
+ * What a declared route's handler gets for one request: its context (for `principal`, or none for a
+ * signed URL), its path parameters, its query parsed by the spec, and `mountPoint` for URLs in answers.
+ */
+export function routeRequestOf(
+  spec: RouteSpec,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  params: Readonly<Record<string, string>>,
+  principal: Principal | undefined,
+  mountPoint: string,
+): HttpRouteRequest {
+  const ctx = new HttpRequestContext(request.id, principal, reply);
+  const query = spec.query === undefined ? noQuery : parseQuery(request.query as Record<string, unknown>, spec.query);
+  return new HttpRouteRequest(ctx, params, query, request, mountPoint);
+}
+
+/** A declared path's parameters in Fastify's form: `{dataset_id}` → `:dataset_id`. */
+export function fastifyParams(path: string): string {
+  return path.replace(/\{([a-z_]+)\}/g, ':$1');
 }

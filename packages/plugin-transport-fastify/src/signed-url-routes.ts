@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { BinaryAnswer } from '@berth/core';
-import { parseQuery } from './query.js';
-import type { QueryValues, RouteSpec } from './route-spec.js';
-import { HttpRequestContext, HttpRouteRequest } from './http-request.js';
-
-const noQuery: QueryValues = Object.freeze({});
+import type { RouteSpec } from './route-spec.js';
+import { fastifyParams, routeRequestOf } from './http-request.js';
 
 export interface SignedUrlRoutesOptions {
   readonly routes: readonly RouteSpec[];
@@ -19,18 +16,16 @@ export interface SignedUrlRoutesOptions {
  * as bytes up to the route's `maxBodyBytes`, and a {@link BinaryAnswer} sent as bytes with its type.
  */
 export async function registerSignedUrlRoutes(app: FastifyInstance, options: SignedUrlRoutesOptions): Promise<void> {
-  const maxBodyBytes = Math.max(...options.routes.map((spec) => spec.signedUrl?.maxBodyBytes ?? 1));
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_request, body, done) => done(null, body));
+  // Each route's own `bodyLimit` (below) caps its body.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   for (const spec of options.routes) {
     app.route({
       method: spec.method,
-      url: spec.path.replace(/\{([a-z_]+)\}/g, ':$1'),
-      ...(spec.signedUrl ? { bodyLimit: spec.signedUrl.maxBodyBytes } : {}),
+      url: fastifyParams(spec.path),
+      bodyLimit: spec.signedUrl?.maxBodyBytes ?? 0, // only specs with `signedUrl` are registered here
       handler: async (request, reply) => {
-        const ctx = new HttpRequestContext(request.id, undefined, reply);
-        const query = spec.query === undefined ? noQuery : parseQuery(request.query as Record<string, unknown>, spec.query);
-        const result = await spec.handle(new HttpRouteRequest(ctx, request.params as Record<string, string>, query, request, options.mountPoint));
+        const result = await spec.handle(routeRequestOf(spec, request, reply, request.params as Record<string, string>, undefined, options.mountPoint));
         void reply.header('x-request-id', request.id);
         if (!(result instanceof BinaryAnswer)) return reply.send(result);
         const { bytes, contentType } = result;

@@ -2,7 +2,7 @@ import { invalidArgument } from '../errors/index.js';
 import type { JsonObject } from '../contracts/json.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { ListPage, ListParams, PreconditionOptions } from '../resources/common/resource-service.js';
-import { compileValidator, type JsonSchema } from '../validation/schema-validator.js';
+import type { JsonSchema } from '../validation/schema-validator.js';
 import { queryNumber, queryString } from './query.js';
 import { listParams, readMaskParam, type QueryParamSpec, type RouteRequest, type RouteSpec } from './route-spec.js';
 
@@ -79,12 +79,7 @@ export function listBody(collection: string, page: ListPage): JsonObject {
   };
 }
 
-const validateEmptyBody = compileValidator(emptySchema, 'request body');
-
-/** A body that must be `{}` (or absent). */
-export function assertEmptyBody(body: unknown): void {
-  validateEmptyBody(body ?? {});
-}
+export { assertEmptyBody } from '../validation/schema-validator.js';
 
 /** Standard create/get/list/update/delete routes of one collection. */
 export function resourceRoutes(options: ResourceRoutesOptions): RouteSpec[] {

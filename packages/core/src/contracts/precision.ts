@@ -4,3 +4,8 @@ export const precisionValues = [
   'FP8_MM_KV_ATTN_V2', 'NF4', 'FP4', 'BF16', 'FP4_BLOCKSCALED_MM', 'FP4_MX_MOE',
 ] as const;
 export type Precision = (typeof precisionValues)[number];
+
+/** True for a value of the Precision enum (PRECISION_UNSPECIFIED included). */
+export function isPrecision(value: unknown): value is Precision {
+  return typeof value === 'string' && (precisionValues as readonly string[]).includes(value);
+}

@@ -25,9 +25,7 @@ export const fp4Precisions = ['FP4', 'FP4_BLOCKSCALED_MM', 'FP4_MX_MOE'] as cons
 /** 16-bit floating point: every accelerator type supports these. */
 export const halfPrecisions = ['FP16', 'BF16'] as const satisfies readonly Precision[];
 
-export function isPrecision(value: unknown): value is Precision {
-  return typeof value === 'string' && (precisions as readonly string[]).includes(value);
-}
+export { isPrecision } from '../contracts/precision.js';
 
 /** The precision a deployment runs at when it names none (PRECISION_UNSPECIFIED or absent). */
 export const defaultPrecision: Precision = 'BF16';

@@ -141,3 +141,10 @@ export function compileValidator(schema: JsonSchema, where: string): (input: unk
     if (!validate(input)) throw schemaError(validate.errors, where);
   };
 }
+
+const validateEmptyBody = compileValidator({ type: 'object', properties: {} }, 'request body');
+
+/** A request body that must be `{}` (or absent): INVALID_ARGUMENT for anything else. */
+export function assertEmptyBody(body: unknown): void {
+  validateEmptyBody(body ?? {});
+}

@@ -46,7 +46,10 @@ export async function defaultPrecisionOf(ctx: RequestContext, env: ResourceEnvir
 }
 
 /** Takes `field` from the continued job when the new job leaves it out. */
-function inherit<K extends 'model' | 'inputDatasetId' | 'outputDatasetId' | 'inferenceParameters' | 'precision'>(
+/** What a continued job takes from the job it continues, unless it sets the field itself. */
+const inheritedFromContinuedJob = ['model', 'inputDatasetId', 'outputDatasetId', 'inferenceParameters', 'precision'] as const;
+
+function inherit<K extends (typeof inheritedFromContinuedJob)[number]>(
   job: BatchInferenceJob,
   previous: BatchInferenceJob,
   field: K,
@@ -80,11 +83,7 @@ export async function applyBatchInferenceJobCreateRules(ctx: RequestContext, job
     if (!isStopped(previous.data.state)) {
       throw failedPrecondition(`${continuedFrom} is ${previous.data.state ?? ''}; only a stopped job (${batchInferenceJobTerminalStates.join(', ')}) can be continued`, { reason: 'JOB_NOT_STOPPED' });
     }
-    inherit(job, previous.data, 'model');
-    inherit(job, previous.data, 'inputDatasetId');
-    inherit(job, previous.data, 'outputDatasetId');
-    inherit(job, previous.data, 'inferenceParameters');
-    inherit(job, previous.data, 'precision');
+    for (const field of inheritedFromContinuedJob) inherit(job, previous.data, field);
   }
 
   const model = job.model ?? '';

@@ -120,7 +120,8 @@ export class ResourceService<T extends JsonObject = JsonObject> {
 
   constructor(
     readonly definition: ResourceDefinition<T>,
-    protected readonly env: ResourceEnvironment,
+    /** What rules use (storage, clock, ids); also what services built on this engine use. */
+    readonly env: ResourceEnvironment,
     private readonly secrets: GatewaySecrets,
   ) {
     const outputOnly = [...definition.outputOnly, ...commonOutputOnly];

@@ -1,5 +1,5 @@
 /** Schema fragments shared by resource schemas (JSON Schema, `as const`). */
-import { precisionValues, type Precision } from '../../contracts/precision.js';
+import { isPrecision, precisionValues, type Precision } from '../../contracts/precision.js';
 import type { SchemaType } from './schema-type.js';
 
 export { precisionValues, type Precision };
@@ -31,7 +31,7 @@ export const precisionSchema = { type: 'string', enum: precisionValues } as cons
 
 /** A precision other than PRECISION_UNSPECIFIED. */
 export function isSpecifiedPrecision(value: unknown): value is Exclude<Precision, 'PRECISION_UNSPECIFIED'> {
-  return typeof value === 'string' && value !== 'PRECISION_UNSPECIFIED' && (precisionValues as readonly string[]).includes(value);
+  return isPrecision(value) && value !== 'PRECISION_UNSPECIFIED';
 }
 
 export const acceleratorTypeValues = [

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
-import { compileValidator } from '../../validation/schema-validator.js';
+import { assertEmptyBody, compileValidator } from '../../validation/schema-validator.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import type { Dataset } from './dataset-schema.js';
@@ -23,7 +23,6 @@ const validateUploadRequest = compileValidator(
   },
   'request body',
 );
-const validateEmpty = compileValidator({ type: 'object', properties: {} }, 'request body');
 
 export interface DatasetFileOptions {
   /** Largest file accepted, in bytes. Default 256 MiB. */
@@ -160,7 +159,7 @@ export class DatasetFileService {
    */
   async validateUpload(ctx: RequestContext, dataset: string, body: unknown): Promise<Record<string, never>> {
     this.datasets.resources.authorizeName(ctx, dataset, 'update');
-    validateEmpty(body ?? {});
+    assertEmptyBody(body);
     const data = await this.requireState(ctx, dataset, 'UPLOADING');
     const plan = (await this.env.storage.kv.get(ctx, this.planKey(dataset))) as UploadPlan | undefined;
     const files = Object.entries(plan?.files ?? {});
@@ -182,7 +181,7 @@ export class DatasetFileService {
 
   async getDownloadEndpoint(ctx: RequestContext, dataset: string, body: unknown): Promise<{ filenameToSignedUrls: Record<string, string> }> {
     this.datasets.resources.authorizeName(ctx, dataset, 'get');
-    validateEmpty(body ?? {});
+    assertEmptyBody(body);
     await this.requireState(ctx, dataset, 'READY');
     const prefix = this.blobKey(dataset, '');
     const keys = await this.env.storage.blobs.list(ctx, prefix);

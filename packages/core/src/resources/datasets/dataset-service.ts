@@ -3,8 +3,6 @@ import { authorize } from '../../auth/permissions.js';
 import { assertValidId } from '../../names/resource-name.js';
 import { compileValidator } from '../../validation/schema-validator.js';
 import { crudService } from '../common/crud-service.js';
-import type { ResourceEnvironment } from '../common/resource-environment.js';
-import type { GatewaySecrets } from '../common/secrets.js';
 import { assertTransition } from '../common/state-machine.js';
 import { datasetDefinition } from './dataset-definition.js';
 import { applyDatasetCreateRules, checkDerivationRequest, datasetNameOf, int64Count, type DatasetDerivation } from './dataset-rules.js';
@@ -25,9 +23,6 @@ export interface DatasetReadyInfo {
  * upload. There is no update (the API has none).
  */
 export class DatasetService extends crudService(datasetDefinition, ['get', 'list', 'delete']) {
-  constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets) {
-    super(env, secrets);
-  }
 
   /**
    * Creates a dataset from the whole request body. The wrapper is strict (unknown keys are
@@ -42,15 +37,15 @@ export class DatasetService extends crudService(datasetDefinition, ['get', 'list
     validateCreateRequest(body ?? {});
     const request = (body ?? {}) as CreateDatasetRequest;
     const data = this.resources.validate(request.dataset ?? {});
-    const id = request.datasetId === undefined || request.datasetId === '' ? this.env.ids.resourceId() : assertValidId(request.datasetId, 'datasetId');
+    const id = request.datasetId === undefined || request.datasetId === '' ? this.resources.env.ids.resourceId() : assertValidId(request.datasetId, 'datasetId');
     const derivationRequest = checkDerivationRequest(request.sourceDatasetId, request.filter);
     let derivation: DatasetDerivation | undefined;
     if (derivationRequest) {
       const sourceName = datasetNameOf(derivationRequest.sourceDatasetId, accountId, 'sourceDatasetId');
-      const source = await this.env.requireReference<Dataset>(ctx, sourceName, 'datasets', accountId, 'sourceDatasetId');
+      const source = await this.resources.env.requireReference<Dataset>(ctx, sourceName, 'datasets', accountId, 'sourceDatasetId');
       derivation = { sourceName, source: source.data, filter: derivationRequest.filter };
     }
-    const now = this.env.nowIso();
+    const now = this.resources.env.nowIso();
     const record: Dataset = {
       name: this.resources.nameOf(accountId, id),
       ...data,

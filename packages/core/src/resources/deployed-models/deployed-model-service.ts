@@ -2,9 +2,8 @@ import { isGatewayError, Code } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { isValidId, parseResourceName } from '../../names/resource-name.js';
 import { crudService } from '../common/crud-service.js';
-import { storedOf, type ResourceEnvironment } from '../common/resource-environment.js';
+import { storedOf } from '../common/resource-environment.js';
 import type { PreconditionOptions } from '../common/resource-service.js';
-import type { GatewaySecrets } from '../common/secrets.js';
 import { assertTransition } from '../common/state-machine.js';
 import type { Deployment } from '../deployments/deployment-schema.js';
 import { deployedModelDefinition, findDeployedModels } from './deployed-model-definition.js';
@@ -26,9 +25,6 @@ export type DeployedModelObserver = (ctx: RequestContext, change: { readonly kin
 export class DeployedModelService extends crudService(deployedModelDefinition, ['get', 'list', 'update']) {
   private readonly observers = new Set<DeployedModelObserver>();
 
-  constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets) {
-    super(env, secrets);
-  }
 
   /** Adds an observer; returns the function that removes it. */
   addObserver(observer: DeployedModelObserver): () => void {
@@ -64,7 +60,7 @@ export class DeployedModelService extends crudService(deployedModelDefinition, [
 
   /** Records of a model and/or deployment in an account, oldest first. No authorization (system use). */
   recordsOf(ctx: RequestContext, accountId: string, match: { model?: string; deployment?: string }): Promise<DeployedModel[]> {
-    return findDeployedModels(ctx, this.env, accountId, match);
+    return findDeployedModels(ctx, this.resources.env, accountId, match);
   }
 
   /**
@@ -78,9 +74,9 @@ export class DeployedModelService extends crudService(deployedModelDefinition, [
     const { accountId, id } = parseResourceName(name, 'deployments');
     const existing = await this.recordsOf(ctx, accountId, { model: baseModel, deployment: name });
     if (existing[0]) return existing[0];
-    const now = this.env.nowIso();
-    const taken = await this.env.storage.resources.get(ctx, this.resources.nameOf(accountId, id));
-    const recordId = taken || !isValidId(id) ? this.env.ids.resourceId() : id;
+    const now = this.resources.env.nowIso();
+    const taken = await this.resources.env.storage.resources.get(ctx, this.resources.nameOf(accountId, id));
+    const recordId = taken || !isValidId(id) ? this.resources.env.ids.resourceId() : id;
     const others = await this.recordsOf(ctx, accountId, { model: baseModel });
     const record: DeployedModel = {
       name: this.resources.nameOf(accountId, recordId),
@@ -108,7 +104,7 @@ export class DeployedModelService extends crudService(deployedModelDefinition, [
    */
   async syncWithDeployment(ctx: RequestContext, deploymentName: string): Promise<void> {
     const { accountId } = parseResourceName(deploymentName, 'deployments');
-    const stored = await this.env.storage.resources.get(ctx, deploymentName);
+    const stored = await this.resources.env.storage.resources.get(ctx, deploymentName);
     const deployment = stored ? storedOf<Deployment>(stored).data : undefined;
     const deploymentState = deployment?.state;
     const failed = deploymentState === 'FAILED' ? deployment?.status : undefined;

@@ -156,17 +156,16 @@ export class DeploymentService {
     if (state === 'DELETED') throw notFound(name);
     if (state === 'DELETING') return;
     const target: DeploymentState = this.reconciledDeletion ? 'DELETING' : 'DELETED';
-    let purgeTime = '';
     const deleted = await this.resources.mutate(ctx, name, (previous) => {
       const from = previous.state;
       if (from === 'DELETED') throw notFound(name);
       assertTransition(deploymentStateMachine, from, target);
       const now = this.env.clock.now();
-      purgeTime = new Date(now.getTime() + softDeleteRetentionMs).toISOString();
+      const purgeTime = new Date(now.getTime() + softDeleteRetentionMs).toISOString();
       return { ...previous, state: target, desiredReplicaCount: 0, deleteTime: now.toISOString(), purgeTime };
     }, options);
     // The purge worker removes it at purgeTime; reads treat it as gone from then on either way.
-    await this.env.storage.queue.enqueue(ctx, purgeJobFor(name, purgeTime));
+    await this.env.storage.queue.enqueue(ctx, purgeJobFor(name, deleted.purgeTime ?? ''));
     await this.notify(ctx, { kind: 'deleted', name, deployment: deleted });
   }
 

@@ -4,8 +4,7 @@ import { parseOrderBy } from '../../listing/index.js';
 import type { FieldDeclarations } from '../../listing/fields.js';
 import type { CheckedFilter } from '../../listing/filter/ast.js';
 import { crudService } from '../common/crud-service.js';
-import { storedOf, type ResourceEnvironment } from '../common/resource-environment.js';
-import type { GatewaySecrets } from '../common/secrets.js';
+import { storedOf } from '../common/resource-environment.js';
 import { modelDefinition } from './model-definition.js';
 import type { Model } from './model-schema.js';
 
@@ -48,14 +47,11 @@ function deployedModelRef(row: StoredResource): DeployedModelRef {
  * `deployedModelRefs`, which lists never carry.
  */
 export class ModelService extends crudService(modelDefinition, ['create', 'list', 'update', 'delete']) {
-  constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets) {
-    super(env, secrets);
-  }
 
   async get(ctx: RequestContext, name: string, readMask?: string): Promise<Model> {
     const { accountId } = this.resources.authorizeName(ctx, name, 'get');
     const stored = await this.resources.getStored(ctx, name);
-    const result = await this.env.storage.resources.list(ctx, {
+    const result = await this.resources.env.storage.resources.list(ctx, {
       parent: `accounts/${accountId}`,
       collection: 'deployedModels',
       filter: modelEquals(name),

@@ -1,9 +1,7 @@
 import { failedPrecondition } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { crudService } from '../common/crud-service.js';
-import type { ResourceEnvironment } from '../common/resource-environment.js';
 import type { JobState } from '../common/schema-parts.js';
-import type { GatewaySecrets } from '../common/secrets.js';
 import { assertTransition } from '../common/state-machine.js';
 import { reinforcementFineTuningJobDefinition } from './reinforcement-fine-tuning-job-definition.js';
 import type { ReinforcementFineTuningJob } from './reinforcement-fine-tuning-job-schema.js';
@@ -22,9 +20,6 @@ function stateOf(job: ReinforcementFineTuningJob): JobState {
  * state), plus cancel and resume. No update.
  */
 export class ReinforcementFineTuningJobService extends crudService(reinforcementFineTuningJobDefinition, ['create', 'get', 'list', 'delete']) {
-  constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets) {
-    super(env, secrets);
-  }
 
   /**
    * `:cancel` — moves a job that is not finished to JOB_STATE_CANCELLED and records `completedTime`.
@@ -36,7 +31,7 @@ export class ReinforcementFineTuningJobService extends crudService(reinforcement
       assertTransition(reinforcementFineTuningJobStateMachine, stateOf(job), 'JOB_STATE_CANCELLED');
       job.state = 'JOB_STATE_CANCELLED';
       job.status = { code: 'CANCELLED', message: 'the job was cancelled' };
-      job.completedTime = this.env.nowIso();
+      job.completedTime = this.resources.env.nowIso();
       return job;
     });
     return {};
