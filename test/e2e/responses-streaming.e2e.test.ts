@@ -77,9 +77,15 @@ describe('streamed responses', () => {
     // ~150 tokens/s: the deltas are spread over time, not buffered into one write.
     expect(deltas.at(-1)!.at - deltas[0]!.at).toBeGreaterThan(40);
     const final = events.at(-1) as unknown as { response: OpenAI.Responses.Response };
-    expect(final.response.output_text ?? deltas.map((d) => d.delta).join('')).toBeDefined();
+    const streamed = deltas.map((d) => d.delta).join('');
+    const finalText = final.response.output
+      .flatMap((item) => (item.type === 'message' ? item.content : []))
+      .map((part) => (part.type === 'output_text' ? part.text : ''))
+      .join('');
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(finalText).toBe(streamed);
     const stored = await client.responses.retrieve(final.response.id);
-    expect(stored.output_text).toBe(deltas.map((d) => d.delta).join(''));
+    expect(stored.output_text).toBe(streamed);
     expect(stored.status).toBe(final.response.status);
   });
 

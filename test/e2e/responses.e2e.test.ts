@@ -173,6 +173,19 @@ describe('Responses API with the official client', () => {
     expect((await client.responses.retrieve(final.id)).output_text).toBe(final.output_text);
   });
 
+  it('routes model#deployment as chat completions do, whole and streamed', async () => {
+    const short = `${model}#llama-8b-dep`;
+    const chat = await h.call('POST', '/inference/v1/chat/completions', { body: { model: short, messages: [{ role: 'user', content: 'Say hello' }] } });
+    expect(chat.status, JSON.stringify(chat.body)).toBe(200);
+    const response = await client.responses.create({ model: short, input: 'Say hello' });
+    expect(response).toMatchObject({ status: 'completed', model: short, error: null });
+    expect(response.output_text.length).toBeGreaterThan(0);
+    const full = `${model}#accounts/${account}/deployments/llama-8b-dep`;
+    const final = await client.responses.stream({ model: full, input: 'Say hello' }).finalResponse();
+    expect(final).toMatchObject({ status: 'completed', model: full, error: null });
+    expect(final.output_text.length).toBeGreaterThan(0);
+  });
+
   it('stops at max_output_tokens with status incomplete', async () => {
     const response = await client.responses.create({ model, input: 'Tell me a long story', max_output_tokens: 4 });
     expect(response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, max_output_tokens: 4 });

@@ -19,6 +19,27 @@ export interface ModelTarget {
   readonly deployment: string;
   /** Name of the deployed-model record used, when the model is an add-on or a routed base model. */
   readonly deployedModel?: string;
+  /**
+   * How the deployment's replicas run the model, when `resolve` was asked for it (`{ facts: true }`).
+   * Without facts the Responses API treats the context length as unknown and refuses image input.
+   */
+  readonly facts?: ModelFacts;
+}
+
+/** What a model turn needs to know of a resolved model, as the deployment's replicas run it. */
+export interface ModelFacts {
+  /** Tokens the replicas hold in context (prompt and output): the engine's own limit. */
+  readonly contextLength: number;
+  /** True when the model takes image input (its `supportsImageInput`, else its base model's). */
+  readonly supportsImageInput: boolean;
+}
+
+export interface ResolveOptions {
+  /**
+   * Also answer the target's {@link ModelFacts} (the Responses API fits conversations and checks images
+   * with them). May cost a read (an add-on's base model), so routing alone leaves it off.
+   */
+  readonly facts?: boolean;
 }
 
 /**
@@ -30,7 +51,7 @@ export interface ModelTarget {
  * wait; the hold queue is full), CANCELLED (the caller went away while waiting).
  */
 export interface ServingDirectory {
-  resolve(ctx: RequestContext, model: string): Promise<ModelTarget>;
+  resolve(ctx: RequestContext, model: string, options?: ResolveOptions): Promise<ModelTarget>;
   /**
    * A ready replica of the deployment: least outstanding requests first, or sticky on `affinityKey` when
    * the deployment enables session affinity. A deployment at zero replicas is asked to scale up and the

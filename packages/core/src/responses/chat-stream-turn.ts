@@ -3,11 +3,11 @@
  * item is announced at its first delta, closed when the next item starts or the turn ends), and at the
  * end the same output items, finish reason and usage a non-streamed turn gives.
  */
-import type { JsonObject, JsonValue } from '../contracts/json.js';
-import { isObject } from './request-values.js';
+import type { JsonObject } from '../contracts/json.js';
+import { isPlainObject } from '../validation/paths.js';
 import { newResponsesId } from './response-ids.js';
 import type { ResponseEventWriter } from './response-events.js';
-import type { ChatFinishReason, TranslatedTurn, TurnUsage } from './chat-translation.js';
+import { callIdOf, finishOf, reasoningOf, usageOf, type ChatFinishReason, type TranslatedTurn, type TurnUsage } from './chat-translation.js';
 import type { ConversationItem, FunctionCallItem, MessageItem, OutputTextPart, ReasoningItem } from './response-types.js';
 
 interface Open<T extends ConversationItem> {
@@ -16,40 +16,42 @@ interface Open<T extends ConversationItem> {
   text: string;
 }
 
-const count = (value: JsonValue | undefined): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
-
 export class ChatStreamTurn {
   private readonly items: ConversationItem[] = [];
   private message: Open<MessageItem> | undefined;
   private reasoning: Open<ReasoningItem> | undefined;
   private readonly calls = new Map<number, Open<FunctionCallItem>>();
+  /** Stream positions of the calls beyond the allowance: their deltas are ignored. */
+  private readonly dropped = new Set<number>();
   private refusal = '';
   private finishReason: ChatFinishReason = 'other';
-  private usage: TurnUsage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0 };
+  private usage: TurnUsage = usageOf(undefined);
 
+  /** `maxCalls`: the tool calls this turn may still make; any beyond are neither sent nor kept. */
   constructor(
     private readonly events: ResponseEventWriter,
     private readonly withReasoning: boolean,
+    private readonly maxCalls = Number.POSITIVE_INFINITY,
   ) {}
 
   /** Takes one chunk and sends the events it causes. */
   push(chunk: JsonObject): void {
-    if (isObject(chunk.usage)) this.readUsage(chunk.usage);
+    if (isPlainObject(chunk.usage)) this.usage = usageOf(chunk.usage);
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
-    if (!isObject(choice)) return;
-    const delta = isObject(choice.delta) ? choice.delta : {};
-    const reasoning = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : typeof delta.reasoning === 'string' ? delta.reasoning : '';
+    if (!isPlainObject(choice)) return;
+    const delta = isPlainObject(choice.delta) ? choice.delta : {};
+    const reasoning = reasoningOf(delta);
     if (reasoning.length > 0 && this.withReasoning) this.reason(reasoning);
     if (typeof delta.content === 'string' && delta.content.length > 0) this.say(delta.content);
     if (typeof delta.refusal === 'string') this.refusal += delta.refusal;
-    if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isObject(call)) this.call(call);
-    const finish = choice.finish_reason;
-    if (finish === 'stop' || finish === 'length' || finish === 'tool_calls' || finish === 'content_filter') this.finishReason = finish;
+    if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isPlainObject(call)) this.call(call);
+    const finish = finishOf(choice.finish_reason);
+    if (finish !== 'other') this.finishReason = finish;
   }
 
   /** Closes what is open and answers the turn. A turn without text, refusal or calls still answers an (empty) message. */
   finish(): TranslatedTurn {
-    if (!this.message && this.calls.size === 0) {
+    if (!this.message && this.calls.size === 0 && this.dropped.size === 0) {
       if (this.refusal.length > 0) this.refuse();
       else this.openMessage();
     }
@@ -62,7 +64,7 @@ export class ChatStreamTurn {
       this.events.itemDone(open.index, open.item);
     }
     this.calls.clear();
-    return { items: this.items, finishReason: this.finishReason, usage: this.usage };
+    return { items: this.items, finishReason: this.finishReason, usage: this.usage, droppedCalls: this.dropped.size };
   }
 
   /** The items so far, those still open marked incomplete (the stream broke); no events. */
@@ -81,17 +83,6 @@ export class ChatStreamTurn {
       open.item.arguments = open.text;
     }
     return this.items;
-  }
-
-  private readUsage(usage: JsonObject): void {
-    const prompt = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
-    const completion = isObject(usage.completion_tokens_details) ? usage.completion_tokens_details : {};
-    this.usage = {
-      promptTokens: count(usage.prompt_tokens),
-      completionTokens: count(usage.completion_tokens),
-      cachedTokens: count(prompt.cached_tokens),
-      reasoningTokens: count(completion.reasoning_tokens),
-    };
   }
 
   private add<T extends ConversationItem>(item: T): Open<T> {
@@ -162,16 +153,21 @@ export class ChatStreamTurn {
   }
 
   private call(delta: JsonObject): void {
-    const position = typeof delta.index === 'number' ? delta.index : this.calls.size;
-    const fn = isObject(delta.function) ? delta.function : {};
+    const position = typeof delta.index === 'number' ? delta.index : this.calls.size + this.dropped.size;
+    if (this.dropped.has(position)) return;
+    const fn = isPlainObject(delta.function) ? delta.function : {};
     let open = this.calls.get(position);
     if (!open) {
+      if (this.calls.size >= this.maxCalls) {
+        this.dropped.add(position);
+        return;
+      }
       this.closeReasoning();
       this.closeMessage();
       open = this.add<FunctionCallItem>({
         type: 'function_call',
         id: newResponsesId('fc'),
-        call_id: typeof delta.id === 'string' && delta.id.length > 0 ? delta.id : `call_${newResponsesId('fc').slice(3, 27)}`,
+        call_id: callIdOf(delta.id),
         name: typeof fn.name === 'string' ? fn.name : '',
         arguments: '',
         status: 'in_progress',

@@ -86,6 +86,15 @@ describe('fromChatCompletion', () => {
     expect(turn.items).toEqual([{ type: 'function_call', id: expect.stringMatching(/^fc_/), call_id: 'call_9', name: 'f', arguments: '{"x":1}', status: 'completed' }]);
   });
 
+  it('keeps only the calls the allowance leaves, counting the others, still without an empty message', () => {
+    const calls = ['a', 'b', 'c'].map((name) => ({ id: `call_${name}`, type: 'function', function: { name, arguments: '{}' } }));
+    const turn = fromChatCompletion(completion({ content: null, tool_calls: calls }, 'tool_calls'), false, 1);
+    expect(turn.items).toEqual([expect.objectContaining({ type: 'function_call', call_id: 'call_a' })]);
+    expect(turn.droppedCalls).toBe(2);
+    const none = fromChatCompletion(completion({ content: null, tool_calls: calls }, 'tool_calls'), false, 0);
+    expect(none).toMatchObject({ items: [], droppedCalls: 3 });
+  });
+
   it('returns reasoning only when asked, and a refusal as a refusal part', () => {
     const withReasoning = completion({ content: 'answer', reasoning_content: 'thinking' }, 'stop', { prompt_tokens: 1, completion_tokens: 2, completion_tokens_details: { reasoning_tokens: 1 }, prompt_tokens_details: { cached_tokens: 1 } });
     expect(fromChatCompletion(withReasoning, false).items.map((i) => i.type)).toEqual(['message']);

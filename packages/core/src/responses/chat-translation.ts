@@ -5,7 +5,7 @@
  */
 import type { JsonObject, JsonValue } from '../contracts/json.js';
 import { newResponsesId } from './response-ids.js';
-import { isObject } from './request-values.js';
+import { isPlainObject } from '../validation/paths.js';
 import type {
   ContentPart, ConversationItem, FunctionCallItem, InputImagePart, MessageItem, ReasoningItem, ResponseTool, ToolChoice,
 } from './response-types.js';
@@ -94,7 +94,7 @@ export function offeredFunctions(tools: readonly ResponseTool[], sessionFunction
     declared.push({
       name: tool.name,
       ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
-      ...(isObject(tool.parameters) ? { parameters: tool.parameters } : {}),
+      ...(isPlainObject(tool.parameters) ? { parameters: tool.parameters } : {}),
     });
   }
   return [...declared, ...sessionFunctions];
@@ -114,7 +114,6 @@ export function chatTools(functions: readonly ChatFunction[]): JsonObject[] {
 export function chatToolChoice(choice: ToolChoice): JsonValue | undefined {
   if (choice === 'none' || choice === 'required') return choice;
   if (choice === 'auto') return undefined;
-  if (choice.type === 'function' && typeof choice.name === 'string') return { type: 'function', function: { name: choice.name } };
   return typeof choice.name === 'string' ? { type: 'function', function: { name: choice.name } } : 'required';
 }
 
@@ -133,24 +132,54 @@ export interface TranslatedTurn {
   readonly items: ConversationItem[];
   readonly finishReason: ChatFinishReason;
   readonly usage: TurnUsage;
+  /** Tool calls the model made beyond the turn's allowance: left out of `items` (and never streamed). */
+  readonly droppedCalls: number;
 }
 
 const count = (value: JsonValue | undefined): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
 
+/** Token counts of a chat completion's `usage` (a stream's last chunk carries the same); missing counts are 0. */
+export function usageOf(usage: JsonValue | undefined): TurnUsage {
+  const counts = isPlainObject(usage) ? usage : {};
+  const prompt = isPlainObject(counts.prompt_tokens_details) ? counts.prompt_tokens_details : {};
+  const completion = isPlainObject(counts.completion_tokens_details) ? counts.completion_tokens_details : {};
+  return {
+    promptTokens: count(counts.prompt_tokens),
+    completionTokens: count(counts.completion_tokens),
+    cachedTokens: count(prompt.cached_tokens),
+    reasoningTokens: count(completion.reasoning_tokens),
+  };
+}
+
+/** A choice's `finish_reason`; `other` for anything the chat API does not name (null included). */
+export function finishOf(value: JsonValue | undefined): ChatFinishReason {
+  return value === 'stop' || value === 'length' || value === 'tool_calls' || value === 'content_filter' ? value : 'other';
+}
+
+/** The reasoning text of a message or a stream delta: `reasoning_content` (vLLM), else `reasoning`. */
+export function reasoningOf(message: JsonObject): string {
+  return typeof message.reasoning_content === 'string' ? message.reasoning_content : typeof message.reasoning === 'string' ? message.reasoning : '';
+}
+
+/** A function call's `call_id`: the engine's tool-call id, or a fresh `call_…` when it sent none. */
+export function callIdOf(id: JsonValue | undefined): string {
+  return typeof id === 'string' && id.length > 0 ? id : `call_${newResponsesId('fc').slice(3, 27)}`;
+}
+
 /**
  * Output items of a chat completion's first choice: a reasoning item when the model returned reasoning
  * and `withReasoning`, a message (its text or refusal; `incomplete` when cut at the token limit) unless
- * the answer is only tool calls, then one function_call item per tool call.
+ * the answer is only tool calls, then one function_call item per tool call, at most `maxCalls` of them.
  * Throws a plain Error when the completion has no choice with a message (a broken upstream).
  */
-export function fromChatCompletion(completion: JsonObject, withReasoning: boolean): TranslatedTurn {
+export function fromChatCompletion(completion: JsonObject, withReasoning: boolean, maxCalls = Number.POSITIVE_INFINITY): TranslatedTurn {
   const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
-  if (!isObject(choice) || !isObject(choice.message)) throw new Error('the chat completion has no choice with a message');
+  if (!isPlainObject(choice) || !isPlainObject(choice.message)) throw new Error('the chat completion has no choice with a message');
   const message = choice.message;
   const finishReason = finishOf(choice.finish_reason);
   const items: ConversationItem[] = [];
 
-  const reasoning = typeof message.reasoning_content === 'string' ? message.reasoning_content : typeof message.reasoning === 'string' ? message.reasoning : '';
+  const reasoning = reasoningOf(message);
   if (withReasoning && reasoning.length > 0) {
     const item: ReasoningItem = {
       type: 'reasoning', id: newResponsesId('rs'), summary: [], content: [{ type: 'reasoning_text', text: reasoning }], encrypted_content: null, status: 'completed',
@@ -158,22 +187,23 @@ export function fromChatCompletion(completion: JsonObject, withReasoning: boolea
     items.push(item);
   }
 
-  const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
+  const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isPlainObject) : [];
   const text = typeof message.content === 'string' ? message.content : '';
   const refusal = typeof message.refusal === 'string' && message.refusal.length > 0 ? message.refusal : undefined;
   if (text.length > 0 || refusal !== undefined || toolCalls.length === 0) {
-    const logprobs = isObject(choice.logprobs) && Array.isArray(choice.logprobs.content) ? choice.logprobs.content : [];
+    const logprobs = isPlainObject(choice.logprobs) && Array.isArray(choice.logprobs.content) ? choice.logprobs.content : [];
     const content: ContentPart[] = refusal !== undefined && text.length === 0
       ? [{ type: 'refusal', refusal }]
       : [{ type: 'output_text', text, annotations: [], logprobs }];
     items.push({ type: 'message', id: newResponsesId('msg'), role: 'assistant', status: finishReason === 'length' ? 'incomplete' : 'completed', content });
   }
-  for (const call of toolCalls) {
-    const fn = isObject(call.function) ? call.function : {};
+  const allowed = toolCalls.slice(0, Math.max(0, maxCalls));
+  for (const call of allowed) {
+    const fn = isPlainObject(call.function) ? call.function : {};
     const item: FunctionCallItem = {
       type: 'function_call',
       id: newResponsesId('fc'),
-      call_id: typeof call.id === 'string' && call.id.length > 0 ? call.id : `call_${newResponsesId('fc').slice(3, 27)}`,
+      call_id: callIdOf(call.id),
       name: typeof fn.name === 'string' ? fn.name : '',
       arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
       status: 'completed',
@@ -181,21 +211,5 @@ export function fromChatCompletion(completion: JsonObject, withReasoning: boolea
     items.push(item);
   }
 
-  const usage = isObject(completion.usage) ? completion.usage : {};
-  const promptDetails = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
-  const completionDetails = isObject(usage.completion_tokens_details) ? usage.completion_tokens_details : {};
-  return {
-    items,
-    finishReason,
-    usage: {
-      promptTokens: count(usage.prompt_tokens),
-      completionTokens: count(usage.completion_tokens),
-      cachedTokens: count(promptDetails.cached_tokens),
-      reasoningTokens: count(completionDetails.reasoning_tokens),
-    },
-  };
-}
-
-function finishOf(value: JsonValue | undefined): ChatFinishReason {
-  return value === 'stop' || value === 'length' || value === 'tool_calls' || value === 'content_filter' ? value : 'other';
+  return { items, finishReason, usage: usageOf(completion.usage), droppedCalls: toolCalls.length - allowed.length };
 }

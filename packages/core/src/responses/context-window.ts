@@ -19,6 +19,27 @@ export interface FittedContext {
   readonly promptTokens: number;
 }
 
+/** A fitting whose prompt is tokenized only when its size is asked for (without a limit it may never be). */
+class Fitting implements FittedContext {
+  private tokens: number | undefined;
+
+  constructor(
+    readonly items: readonly ConversationItem[],
+    readonly messages: ChatMessage[],
+    private readonly functions: readonly ChatFunction[],
+  ) {}
+
+  get promptTokens(): number {
+    this.tokens ??= estimatePromptTokens(this.messages, this.functions);
+    return this.tokens;
+  }
+}
+
+/** The prompt tokens a context length leaves: at least one output token must fit beside the prompt. */
+export function promptLimit(contextLength: number | undefined): number | undefined {
+  return contextLength === undefined ? undefined : contextLength - 1;
+}
+
 /** The 400 of a conversation that does not fit (`code: context_length_exceeded`). */
 export function contextTooLong(detail: string): GatewayError {
   return invalidArgument(`The input exceeds the context window of this model: ${detail}`, { field: 'input', reason: 'CONTEXT_LENGTH_EXCEEDED' });
@@ -46,7 +67,7 @@ export function dropOldest(items: readonly ConversationItem[], drop: number): Co
 
 /**
  * Fits `items` into `limit` prompt tokens (the context length, less room for at least one output
- * token). Without a limit everything is kept. With truncation `auto` the fewest oldest items are
+ * token). Without a limit everything is kept (and nothing is tokenized until `promptTokens` is read). With truncation `auto` the fewest oldest items are
  * dropped (binary search: dropping more never makes the prompt longer); instructions always stay.
  * Throws INVALID_ARGUMENT `context_length_exceeded` with `disabled`, or when even the newest item alone
  * does not fit.
@@ -58,10 +79,7 @@ export function fitContext(
   limit: number | undefined,
   truncation: 'auto' | 'disabled',
 ): FittedContext {
-  const measure = (kept: readonly ConversationItem[]): FittedContext => {
-    const messages = toChatMessages(instructions, kept);
-    return { items: kept, messages, promptTokens: estimatePromptTokens(messages, functions) };
-  };
+  const measure = (kept: readonly ConversationItem[]): FittedContext => new Fitting(kept, toChatMessages(instructions, kept), functions);
   const whole = measure(items);
   if (limit === undefined || whole.promptTokens <= limit) return whole;
   if (truncation === 'disabled') {

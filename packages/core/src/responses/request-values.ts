@@ -12,10 +12,6 @@ export function invalid(message: string, param: string | null, reason: InvalidRe
   return invalidArgument(message, param === null ? { reason } : { field: param, reason });
 }
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export const isAbsent = (value: unknown): value is null | undefined => value === undefined || value === null;
 
 /** A number within [min, max] (integers only when `integer`), or `fallback` when absent or null. */

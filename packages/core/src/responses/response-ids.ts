@@ -8,7 +8,3 @@ export function newResponsesId(prefix: IdPrefix): string {
   return `${prefix}_${randomBytes(16).toString('hex')}`;
 }
 
-/** A response id as Berth issues it: `resp_` and 32 lowercase hex characters. */
-export function isResponseId(value: string): boolean {
-  return /^resp_[0-9a-f]{32}$/.test(value);
-}

@@ -5,7 +5,8 @@
  */
 import type { JsonObject, JsonValue } from '../contracts/json.js';
 import { newResponsesId } from './response-ids.js';
-import { invalid, isAbsent, isObject } from './request-values.js';
+import { isPlainObject } from '../validation/paths.js';
+import { invalid, isAbsent } from './request-values.js';
 import type {
   ContentPart, ConversationItem, FunctionCallItem, FunctionCallOutputItem, InputImagePart, InputTextPart, ItemStatus,
   MessageItem, MessageRole, ReasoningItem,
@@ -30,7 +31,7 @@ export function parseInput(value: JsonValue | undefined): ConversationItem[] {
 }
 
 function parseItem(item: JsonValue, path: string): ConversationItem {
-  if (!isObject(item)) throw invalid(`${path} must be an object`, path, 'INVALID_TYPE');
+  if (!isPlainObject(item)) throw invalid(`${path} must be an object`, path, 'INVALID_TYPE');
   const type = item.type ?? 'message';
   switch (type) {
     case 'message':
@@ -96,7 +97,7 @@ function parseMessage(item: JsonObject, path: string): MessageItem {
 }
 
 function parseContentPart(part: JsonValue, role: MessageRole, path: string): ContentPart {
-  if (!isObject(part)) throw invalid(`${path} must be an object`, path, 'INVALID_TYPE');
+  if (!isPlainObject(part)) throw invalid(`${path} must be an object`, path, 'INVALID_TYPE');
   switch (part.type) {
     case 'input_text':
       return { type: 'input_text', text: requiredString(part, 'text', path) };
@@ -158,7 +159,7 @@ function parseFunctionCallOutput(item: JsonObject, path: string): FunctionCallOu
   else if (Array.isArray(output)) {
     parsed = output.map((part, i) => {
       const partPath = `${path}.output[${i}]`;
-      if (!isObject(part)) throw invalid(`${partPath} must be an object`, partPath, 'INVALID_TYPE');
+      if (!isPlainObject(part)) throw invalid(`${partPath} must be an object`, partPath, 'INVALID_TYPE');
       if (part.type === 'input_text') return { type: 'input_text', text: requiredString(part, 'text', partPath) } satisfies InputTextPart;
       if (part.type === 'input_image') return parseImage(part, partPath);
       throw invalid(`${partPath}.type must be input_text or input_image`, `${partPath}.type`, 'UNSUPPORTED_VALUE');
@@ -175,7 +176,7 @@ function parseReasoning(item: JsonObject, path: string): ReasoningItem {
     if (isAbsent(list)) return [];
     if (!Array.isArray(list)) throw invalid(`${path}.${key} must be a list`, `${path}.${key}`, 'INVALID_TYPE');
     return list.map((entry, i) => {
-      if (!isObject(entry)) throw invalid(`${path}.${key}[${i}] must be an object`, `${path}.${key}[${i}]`, 'INVALID_TYPE');
+      if (!isPlainObject(entry)) throw invalid(`${path}.${key}[${i}] must be an object`, `${path}.${key}[${i}]`, 'INVALID_TYPE');
       return { type, text: requiredString(entry, 'text', `${path}.${key}[${i}]`) };
     });
   };

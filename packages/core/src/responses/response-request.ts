@@ -3,7 +3,8 @@
  * the response echoes. Throws INVALID_ARGUMENT (`param` names the field) for anything out of rule.
  */
 import type { JsonValue } from '../contracts/json.js';
-import { invalid, isAbsent, isObject, readBoolean, readEnum, readNumber, readString } from './request-values.js';
+import { isPlainObject } from '../validation/paths.js';
+import { invalid, isAbsent, readBoolean, readEnum, readNumber, readString } from './request-values.js';
 import { parseInput } from './response-input.js';
 import { parseToolChoice, parseTools } from './response-tools.js';
 import type { ConversationItem, ReasoningSettings, ResponseTool, TextFormat, TextSettings, ToolChoice } from './response-types.js';
@@ -62,7 +63,7 @@ export const metadataLimits = { pairs: 16, keyLength: 64, valueLength: 512 } as 
 
 /** Parses a create body. `providers` are the gateway-run tool types (MCP) installed. */
 export function parseResponseRequest(body: unknown, providers: readonly ResponseToolProvider[] = []): ResponseRequest {
-  if (!isObject(body)) throw invalid('the request body must be a JSON object', null, 'INVALID_TYPE');
+  if (!isPlainObject(body)) throw invalid('the request body must be a JSON object', null, 'INVALID_TYPE');
   for (const key of Object.keys(body)) {
     if (!knownKeys.has(key)) throw invalid(`Unknown parameter: '${key}'.`, key, 'UNKNOWN_PARAMETER');
   }
@@ -79,7 +80,7 @@ export function parseResponseRequest(body: unknown, providers: readonly Response
   if (input.length === 0 && previousResponseId === null) throw invalid('input must hold at least one item', 'input');
   const tools = parseTools(body.tools, providers);
   const stream = readBoolean(body, 'stream', false);
-  if (!isAbsent(body.stream_options) && !isObject(body.stream_options)) throw invalid('stream_options must be an object', 'stream_options', 'INVALID_TYPE');
+  if (!isAbsent(body.stream_options) && !isPlainObject(body.stream_options)) throw invalid('stream_options must be an object', 'stream_options', 'INVALID_TYPE');
   parseInclude(body.include);
   return {
     model,
@@ -112,7 +113,7 @@ export function parseResponseRequest(body: unknown, providers: readonly Response
 
 function parseMetadata(value: JsonValue | undefined): { [key: string]: string } {
   if (isAbsent(value)) return {};
-  if (!isObject(value)) throw invalid('metadata must be an object of string values', 'metadata', 'INVALID_TYPE');
+  if (!isPlainObject(value)) throw invalid('metadata must be an object of string values', 'metadata', 'INVALID_TYPE');
   const entries = Object.entries(value);
   if (entries.length > metadataLimits.pairs) throw invalid(`metadata may hold at most ${metadataLimits.pairs} key-value pairs, got ${entries.length}`, 'metadata');
   const out: { [key: string]: string } = {};
@@ -127,7 +128,7 @@ function parseMetadata(value: JsonValue | undefined): { [key: string]: string } 
 
 function parseReasoning(value: JsonValue | undefined): ReasoningSettings {
   if (isAbsent(value)) return { effort: null, summary: null };
-  if (!isObject(value)) throw invalid('reasoning must be an object', 'reasoning', 'INVALID_TYPE');
+  if (!isPlainObject(value)) throw invalid('reasoning must be an object', 'reasoning', 'INVALID_TYPE');
   for (const key of Object.keys(value)) {
     if (key !== 'effort' && key !== 'summary' && key !== 'generate_summary') throw invalid(`Unknown parameter: 'reasoning.${key}'.`, `reasoning.${key}`, 'UNKNOWN_PARAMETER');
   }
@@ -137,7 +138,7 @@ function parseReasoning(value: JsonValue | undefined): ReasoningSettings {
 
 function parseText(value: JsonValue | undefined): TextSettings {
   if (isAbsent(value)) return { format: { type: 'text' }, verbosity: null };
-  if (!isObject(value)) throw invalid('text must be an object', 'text', 'INVALID_TYPE');
+  if (!isPlainObject(value)) throw invalid('text must be an object', 'text', 'INVALID_TYPE');
   for (const key of Object.keys(value)) {
     if (key !== 'format' && key !== 'verbosity') throw invalid(`Unknown parameter: 'text.${key}'.`, `text.${key}`, 'UNKNOWN_PARAMETER');
   }
@@ -146,7 +147,7 @@ function parseText(value: JsonValue | undefined): TextSettings {
 
 function parseFormat(value: JsonValue | undefined): TextFormat {
   if (isAbsent(value)) return { type: 'text' };
-  if (!isObject(value)) throw invalid('text.format must be an object', 'text.format', 'INVALID_TYPE');
+  if (!isPlainObject(value)) throw invalid('text.format must be an object', 'text.format', 'INVALID_TYPE');
   switch (value.type) {
     case 'text':
       return { type: 'text' };
@@ -157,7 +158,7 @@ function parseFormat(value: JsonValue | undefined): TextFormat {
       if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
         throw invalid('text.format.name must be 1 to 64 letters, digits, underscores or hyphens', 'text.format.name', isAbsent(name) ? 'MISSING_REQUIRED_PARAMETER' : 'INVALID_VALUE');
       }
-      if (!isObject(value.schema)) throw invalid('text.format.schema must be a JSON Schema object', 'text.format.schema', isAbsent(value.schema) ? 'MISSING_REQUIRED_PARAMETER' : 'INVALID_TYPE');
+      if (!isPlainObject(value.schema)) throw invalid('text.format.schema must be a JSON Schema object', 'text.format.schema', isAbsent(value.schema) ? 'MISSING_REQUIRED_PARAMETER' : 'INVALID_TYPE');
       const description = readString(value, 'description', undefined, 'text.format.description');
       const strict = value.strict;
       if (!isAbsent(strict) && typeof strict !== 'boolean') throw invalid('text.format.strict must be a boolean', 'text.format.strict', 'INVALID_TYPE');

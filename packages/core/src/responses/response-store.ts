@@ -19,8 +19,6 @@ export interface StoredResponse {
   readonly response: ResponseObject;
   /** The items before this response's output: the previous conversation and this request's input. */
   readonly conversation: ConversationItem[];
-  /** The record's version, for writers that update it (background responses). */
-  readonly etag: string;
 }
 
 /** A page of stored responses, newest first. */
@@ -70,7 +68,7 @@ export class ResponseStore {
     if (recordName === undefined) return undefined;
     const stored = await this.resources.get(ctx, recordName);
     if (!stored || !isRecord(stored.data)) return undefined;
-    return { response: stored.data.response, conversation: stored.data.conversation, etag: stored.etag };
+    return { response: stored.data.response, conversation: stored.data.conversation };
   }
 
   /** Removes a stored response. NOT_FOUND when the account has none with this id. */

@@ -91,14 +91,37 @@ describe('streamed responses', () => {
       .rejects.toMatchObject({ code: 'INVALID_ARGUMENT', reason: 'CONTEXT_LENGTH_EXCEEDED' });
   });
 
-  it('sends nothing and stores nothing when the caller goes away', async () => {
+  it('streams only the calls max_tool_calls allows, and stores what it streamed', async () => {
+    const tools = ['lookup', 'search'].map((name) => ({ type: 'function', name, parameters: { type: 'object', properties: { q: { type: 'string' } } } }));
+    const { sink, response } = await stream({ input: 'lookup and search', tools, max_tool_calls: 1 });
+    expect(response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_tool_calls' } });
+    const added = sink.events.filter((e) => e.type === 'response.output_item.added').map((e) => e.item as JsonObject);
+    const done = sink.events.filter((e) => e.type === 'response.output_item.done').map((e) => e.item);
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ type: 'function_call' });
+    expect(done).toEqual(response.output);
+    expect(response.output).toHaveLength(1);
+    expect(sink.events.at(-1)).toMatchObject({ type: 'response.incomplete', response: { output: response.output } });
+    expect((await service.get(ctx, response.id!)).output).toEqual(response.output);
+  });
+
+  it('throws CANCELLED when the caller goes away mid-stream: no final event is sent and nothing is stored', async () => {
     const controller = new AbortController();
     const leaving = { ...ctx, signal: controller.signal };
-    client.breakStream = { afterChunks: 3, error: new Error('aborted') };
-    controller.abort();
     const sink = collector();
-    await expect(service.run(leaving, await service.prepare(ctx, { model: fixtureModel, input: 'x', stream: true }), sink)).rejects.toThrow();
+    const send = sink.send;
+    // The caller leaves after the first text delta reached it.
+    sink.send = (event) => {
+      send(event);
+      if (event.type === 'response.output_text.delta') controller.abort();
+    };
+    const prepared = await service.prepare(leaving, { model: fixtureModel, input: 'Tell me a long story', stream: true });
+    await expect(service.run(leaving, prepared, sink)).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(sink.types()).toEqual([
+      'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta',
+    ]);
     expect((await service.list(ctx, {})).data).toEqual([]);
+    await expect(service.get(ctx, prepared.id!)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
 

@@ -3,7 +3,8 @@
  * a {@link ResponseToolProvider} (MCP servers run by the gateway), and a type nobody handles is refused.
  */
 import type { JsonObject, JsonValue } from '../contracts/json.js';
-import { invalid, isAbsent, isObject } from './request-values.js';
+import { isPlainObject } from '../validation/paths.js';
+import { invalid, isAbsent } from './request-values.js';
 import type { FunctionTool, ResponseTool, ToolChoice } from './response-types.js';
 import type { ResponseToolProvider } from './tool-provider.js';
 
@@ -22,7 +23,7 @@ export function parseTools(value: JsonValue | undefined, providers: readonly Res
   const names = new Set<string>();
   return value.map((tool, i) => {
     const path = `tools[${i}]`;
-    if (!isObject(tool) || typeof tool.type !== 'string') throw invalid(`${path} must be an object with a type`, `${path}.type`, 'INVALID_TYPE');
+    if (!isPlainObject(tool) || typeof tool.type !== 'string') throw invalid(`${path} must be an object with a type`, `${path}.type`, 'INVALID_TYPE');
     if (tool.type === 'function') {
       const parsed = parseFunctionTool(tool, path);
       if (names.has(parsed.name)) throw invalid(`${path}.name: tool ${parsed.name} is declared twice`, `${path}.name`);
@@ -46,14 +47,14 @@ function parseFunctionTool(tool: JsonObject, path: string): FunctionTool {
   const description = tool.description;
   if (!isAbsent(description) && typeof description !== 'string') throw invalid(`${path}.description must be a string`, `${path}.description`, 'INVALID_TYPE');
   const parameters = tool.parameters;
-  if (!isAbsent(parameters) && !isObject(parameters)) throw invalid(`${path}.parameters must be a JSON Schema object`, `${path}.parameters`, 'INVALID_TYPE');
+  if (!isAbsent(parameters) && !isPlainObject(parameters)) throw invalid(`${path}.parameters must be a JSON Schema object`, `${path}.parameters`, 'INVALID_TYPE');
   const strict = tool.strict;
   if (!isAbsent(strict) && typeof strict !== 'boolean') throw invalid(`${path}.strict must be a boolean`, `${path}.strict`, 'INVALID_TYPE');
   return {
     type: 'function',
     name,
     description: typeof description === 'string' ? description : null,
-    parameters: isObject(parameters) ? parameters : null,
+    parameters: isPlainObject(parameters) ? parameters : null,
     strict: typeof strict === 'boolean' ? strict : true,
   };
 }
@@ -70,7 +71,7 @@ export function parseToolChoice(value: JsonValue | undefined, tools: readonly Re
     return value;
   }
   if (typeof value === 'string') throw invalid('tool_choice must be none, auto, required or an object naming a tool', 'tool_choice', 'UNSUPPORTED_VALUE');
-  if (!isObject(value) || typeof value.type !== 'string') throw invalid('tool_choice must be a string or an object with a type', 'tool_choice', 'INVALID_TYPE');
+  if (!isPlainObject(value) || typeof value.type !== 'string') throw invalid('tool_choice must be a string or an object with a type', 'tool_choice', 'INVALID_TYPE');
   if (value.type === 'function') {
     const name = value.name;
     if (typeof name !== 'string') throw invalid('tool_choice.name is required for a function', 'tool_choice.name', 'MISSING_REQUIRED_PARAMETER');

@@ -2,19 +2,22 @@
  * Test fixtures of the Responses API's unit tests: a chat client answering with the reference engine's
  * generator in process (no HTTP), a serving directory for one model, and a caller's context.
  */
-import type { JsonObject, JsonValue } from '../contracts/json.js';
+import type { JsonObject } from '../contracts/json.js';
 import type { RequestContext } from '../contracts/request-context.js';
-import { isGatewayError, notFound } from '../errors/index.js';
+import { Code, GatewayError, isGatewayError, notFound } from '../errors/index.js';
 import { generateCompletion, type EngineChatMessage, type GeneratorTool, type GeneratorToolChoice } from '../engine/generate.js';
 import type { ModelTarget, ServingDirectory } from '../ports/serving-directory.js';
+import type { ResourceStore } from '../ports/storage.js';
 import { systemContext } from '../contracts/request-context.js';
 import { systemClock } from '../ports/clock.js';
 import { MemoryStorage } from '../storage-memory/index.js';
 import { ResponsesService } from './responses-service.js';
 import { tokenize } from '../engine/tokenizer.js';
+import { isPlainObject } from '../validation/paths.js';
 import type { ChatCompletionCall, ChatCompletionOutcome, ChatModelClient, ChatStreamOutcome } from './model-client.js';
 
-const isObject = (value: JsonValue | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** What a {@link ChatModelClient} throws once the caller's signal aborted. */
+const callerGone = () => new GatewayError(Code.CANCELLED, 'the client closed the connection', { reason: 'CLIENT_CLOSED' });
 
 /** A client that answers like the reference engine; records every body; `fail` answers the next calls with a status. */
 export class EngineClient implements ChatModelClient {
@@ -48,6 +51,7 @@ export class EngineClient implements ChatModelClient {
     this.breakStream = undefined;
     async function* iterate(): AsyncIterable<JsonObject> {
       for (const [i, chunk] of chunks.entries()) {
+        if (ctx.signal?.aborted) throw callerGone();
         if (broken && i >= broken.afterChunks) throw broken.error;
         yield chunk;
       }
@@ -55,20 +59,21 @@ export class EngineClient implements ChatModelClient {
     return { ok: true, chunks: iterate() };
   }
 
-  async complete(_ctx: RequestContext, call: ChatCompletionCall): Promise<ChatCompletionOutcome> {
+  async complete(ctx: RequestContext, call: ChatCompletionCall): Promise<ChatCompletionOutcome> {
+    if (ctx.signal?.aborted) throw callerGone();
     this.bodies.push(call.body);
     const next = this.scripted.shift();
     if (next instanceof Error) throw next;
     if (next) return next;
     const body = call.body;
-    const tools: GeneratorTool[] = (Array.isArray(body.tools) ? body.tools : []).filter(isObject).map((tool) => {
-      const fn = isObject(tool.function) ? tool.function : {};
-      return { name: String(fn.name), ...(isObject(fn.parameters) ? { parameters: fn.parameters } : {}), ...(typeof fn.description === 'string' ? { description: fn.description } : {}) };
+    const tools: GeneratorTool[] = (Array.isArray(body.tools) ? body.tools : []).filter(isPlainObject).map((tool) => {
+      const fn = isPlainObject(tool.function) ? tool.function : {};
+      return { name: String(fn.name), ...(isPlainObject(fn.parameters) ? { parameters: fn.parameters } : {}), ...(typeof fn.description === 'string' ? { description: fn.description } : {}) };
     });
     const rawChoice = body.tool_choice;
     const toolChoice: GeneratorToolChoice | undefined =
       rawChoice === 'none' || rawChoice === 'auto' || rawChoice === 'required' ? rawChoice
-        : isObject(rawChoice) && isObject(rawChoice.function) ? { name: String(rawChoice.function.name) } : undefined;
+        : isPlainObject(rawChoice) && isPlainObject(rawChoice.function) ? { name: String(rawChoice.function.name) } : undefined;
     try {
       const result = generateCompletion({
         model: 'reference-model',
@@ -95,16 +100,24 @@ export const fixtureAccount = 'acme';
 export const fixtureModel = `accounts/${fixtureAccount}/models/m`;
 export const fixtureDeployment = `accounts/${fixtureAccount}/deployments/d`;
 
-/** A directory that knows one model (and any other name is NOT_FOUND). */
-export const fixtureDirectory: ServingDirectory = {
-  async resolve(_ctx, model): Promise<ModelTarget> {
-    if (model.split('#')[0] !== fixtureModel) throw notFound(model);
-    return { accountId: fixtureAccount, model: fixtureModel, deployment: fixtureDeployment };
-  },
-  async acquire() {
-    throw new Error('the fixture directory leases no replicas');
-  },
-};
+/**
+ * A directory that knows one model (and any other name is NOT_FOUND); its facts come from the model's
+ * stored record, as a runtime's replicas would run it (`contextLength`, else 8192; `supportsImageInput`).
+ */
+export function fixtureDirectory(resources: ResourceStore): ServingDirectory {
+  return {
+    async resolve(ctx, model, options): Promise<ModelTarget> {
+      if (model.split('#')[0] !== fixtureModel) throw notFound(model);
+      const target = { accountId: fixtureAccount, model: fixtureModel, deployment: fixtureDeployment };
+      if (options?.facts !== true) return target;
+      const data = (await resources.get(ctx, fixtureModel))?.data ?? {};
+      return { ...target, facts: { contextLength: typeof data.contextLength === 'number' ? data.contextLength : 8192, supportsImageInput: data.supportsImageInput === true } };
+    },
+    async acquire() {
+      throw new Error('the fixture directory leases no replicas');
+    },
+  };
+}
 
 /** A caller in `accountId` with `role`. */
 export function callerContext(accountId = fixtureAccount, role: 'admin' | 'inference-user' | 'user' = 'inference-user'): RequestContext {
@@ -115,7 +128,7 @@ export function callerContext(accountId = fixtureAccount, role: 'admin' | 'infer
 export async function responsesTestBed(): Promise<{ storage: MemoryStorage; client: EngineClient; service: ResponsesService }> {
   const storage = new MemoryStorage();
   const client = new EngineClient();
-  const service = new ResponsesService({ resources: storage.resources, directory: fixtureDirectory, client, clock: systemClock });
+  const service = new ResponsesService({ resources: storage.resources, directory: fixtureDirectory(storage.resources), client, clock: systemClock });
   await storage.resources.create(systemContext(), fixtureModel, { name: fixtureModel, contextLength: 8192 });
   return { storage, client, service };
 }

@@ -119,6 +119,19 @@ describe('ResponsesService.create', () => {
     expect(client.bodies.at(-1)!.messages).toEqual([{ role: 'assistant', content: textOf(first) }, { role: 'user', content: other }]);
   });
 
+  it('routes a model#deployment to the target model and echoes the model as sent', async () => {
+    const response = await service.create(ctx, { model: `${fixtureModel}#d`, input: 'Say hello' });
+    expect(response).toMatchObject({ status: 'completed', model: `${fixtureModel}#d` });
+    expect(client.bodies[0]!.model).toBe(fixtureModel);
+  });
+
+  it('sends the conversation prepare fitted on the first turn, without fitting it again', async () => {
+    const prepared = await service.prepare(ctx, { model: fixtureModel, input: 'Say hello', instructions: 'Be brief' });
+    expect(prepared.fitted.messages).toEqual([{ role: 'system', content: 'Be brief' }, { role: 'user', content: 'Say hello' }]);
+    await service.run(ctx, prepared);
+    expect(client.bodies[0]!.messages).toBe(prepared.fitted.messages);
+  });
+
   it('stores a failed response when the model cannot be reached', async () => {
     client.scripted.push({ ok: false, status: 502, error: { message: 'bad gateway', type: 'server_error', param: null, code: null } });
     const failed = await service.create(ctx, { model: fixtureModel, input: 'hi' });

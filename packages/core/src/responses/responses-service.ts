@@ -10,7 +10,6 @@ import { clockMs, type Clock } from '../ports/clock.js';
 import type { ModelTarget, ServingDirectory } from '../ports/serving-directory.js';
 import type { ResourceStore } from '../ports/storage.js';
 import type { ChatModelClient } from './model-client.js';
-import { readModelFacts } from './model-facts.js';
 import { invalid } from './request-values.js';
 import { newResponsesId } from './response-ids.js';
 import { checkToolOutputs, hasImageInput } from './response-input.js';
@@ -22,16 +21,17 @@ import { ResponseStore, responseNotFound } from './response-store.js';
 import type { ConversationItem, ResponseList, ResponseObject } from './response-types.js';
 import type { ResponseToolProvider, ToolSession } from './tool-provider.js';
 import { TurnLoop, zeroUsage } from './turn-loop.js';
-import { fitContext } from './context-window.js';
+import { fitContext, promptLimit, type FittedContext } from './context-window.js';
 import { offeredFunctions } from './chat-translation.js';
 
 export interface ResponsesServiceDependencies {
-  /** Where responses are stored and models and deployments are read (the storage's resource store). */
+  /** Where responses are stored (the storage's resource store). */
   readonly resources: ResourceStore;
+  /** Routes a request's model and tells its context length and image support ({@link ModelTarget.facts}). */
   readonly directory: ServingDirectory;
   readonly client: ChatModelClient;
   readonly clock: Clock;
-  /** Gateway-run tool types (MCP). None: only function tools. */
+  /** The gateway-run tool provider (MCP), at most one. None: only function tools. */
   readonly toolProviders?: readonly ResponseToolProvider[];
 }
 
@@ -41,8 +41,10 @@ export interface PreparedResponse {
   readonly request: ResponseRequest;
   /** The earlier conversation and this request's input. */
   readonly context: ConversationItem[];
+  /** Where the model turns go, with the model's facts when the directory knows them. */
   readonly target: ModelTarget;
-  readonly contextLength: number | undefined;
+  /** The context fitted into the model's window with the declared functions: the first turn sends it. */
+  readonly fitted: FittedContext;
   readonly createdAtMs: number;
   /** `resp_…`, or null when the response is not stored. */
   readonly id: string | null;
@@ -58,10 +60,14 @@ export class ResponsesService {
   /** Last record time handed out: responses created by one instance list in creation order. */
   private lastCreateMs = 0;
 
+  /** Throws when more than one tool provider is given: requests could not tell which runs a tool. */
   constructor(private readonly deps: ResponsesServiceDependencies) {
     this.store = new ResponseStore(deps.resources);
     this.loop = new TurnLoop(deps.client);
     this.providers = deps.toolProviders ?? [];
+    if (this.providers.length > 1) {
+      throw new Error(`the Responses API runs one gateway-tool provider, but ${this.providers.length} were contributed to responseToolProvidersToken`);
+    }
   }
 
   /**
@@ -86,17 +92,21 @@ export class ResponsesService {
     const request = parseResponseRequest(body, this.providers);
     if (request.background) throw invalid('background: true is not yet supported by this gateway; send background: false', 'background', 'UNSUPPORTED_VALUE');
     const createdAtMs = clockMs(this.deps.clock);
-    const context = [...(await this.history(ctx, accountId, request)), ...request.input];
-    const target = await this.deps.directory.resolve(ctx, request.model);
-    const facts = await readModelFacts(this.deps.resources, ctx, target);
-    if (!facts.supportsImageInput && hasImageInput(context)) {
+    // Read side by side; a refused previous response is told before a refused model, whichever came first.
+    const [history, routed] = await Promise.allSettled([
+      this.history(ctx, accountId, request),
+      this.deps.directory.resolve(ctx, request.model, { facts: true }),
+    ]);
+    if (history.status === 'rejected') throw history.reason;
+    if (routed.status === 'rejected') throw routed.reason;
+    const target = routed.value;
+    const context = [...history.value, ...request.input];
+    if (target.facts?.supportsImageInput !== true && hasImageInput(context)) {
       throw invalid(`${request.model} does not take image input (its supportsImageInput is not true)`, 'input', 'UNSUPPORTED_VALUE');
     }
-    // A conversation that cannot fit is refused here, before a stream starts (the turns check again with every tool).
-    if (request.truncation === 'disabled' && facts.contextLength !== undefined) {
-      fitContext(request.instructions, context, offeredFunctions(request.tools), facts.contextLength - 1, 'disabled');
-    }
-    return { accountId, request, context, target, contextLength: facts.contextLength, createdAtMs, id: request.store ? newResponsesId('resp') : null };
+    // A conversation that cannot fit is refused here, before a stream starts (the turns fit again as the output grows).
+    const fitted = fitContext(request.instructions, context, offeredFunctions(request.tools), promptLimit(target.facts?.contextLength), request.truncation);
+    return { accountId, request, context, target, fitted, createdAtMs, id: request.store ? newResponsesId('resp') : null };
   }
 
   /**
@@ -112,7 +122,8 @@ export class ResponsesService {
     let outcome: ResponseOutcome;
     try {
       events?.started(buildResponseObject(request, id, createdAtMs, null, { status: 'in_progress', output: [], usage: zeroUsage, incompleteReason: null, error: null }));
-      const input = { request, context: prepared.context, target: prepared.target, contextLength: prepared.contextLength, ...(session ? { session } : {}) };
+      const { context, target, fitted } = prepared;
+      const input = { request, context, target, fitted, ...(session ? { session } : {}) };
       outcome = await this.loop.run(ctx, input, events).catch((error: unknown) => {
         // Once the stream started, a refusal can only be told in it: the response fails.
         if (!events || !isGatewayError(error) || error.code === Code.CANCELLED) throw error;
@@ -179,20 +190,11 @@ export class ResponsesService {
     return history;
   }
 
-  /** One session over the request's tools of each provider's types (none without such tools). */
+  /** The provider's session over the request's tools of its types (none without such tools). */
   private async openSession(ctx: RequestContext, request: ResponseRequest): Promise<ToolSession | undefined> {
-    const sessions: ToolSession[] = [];
-    try {
-      for (const provider of this.providers) {
-        const tools = request.tools.filter((tool) => provider.types.includes(tool.type));
-        if (tools.length > 0) sessions.push(await provider.open(ctx, tools));
-      }
-    } catch (error) {
-      await Promise.allSettled(sessions.map((s) => s.close()));
-      throw error;
-    }
-    if (sessions.length <= 1) return sessions[0];
-    return combineSessions(sessions);
+    const provider = this.providers[0];
+    const tools = provider ? request.tools.filter((tool) => provider.types.includes(tool.type)) : [];
+    return provider && tools.length > 0 ? provider.open(ctx, tools) : undefined;
   }
 
   /** Record times strictly increase within this instance, so same-millisecond responses keep their order. */
@@ -200,18 +202,4 @@ export class ResponsesService {
     this.lastCreateMs = Math.max(createdAtMs, this.lastCreateMs + 1);
     return this.lastCreateMs;
   }
-}
-
-/** Several providers' sessions as one: functions and items concatenated, each call to the session that handles it. */
-function combineSessions(sessions: readonly ToolSession[]): ToolSession {
-  const owner = (name: string) => sessions.find((s) => s.handles(name));
-  return {
-    functions: sessions.flatMap((s) => s.functions),
-    items: sessions.flatMap((s) => s.items),
-    handles: (name) => owner(name) !== undefined,
-    execute: (ctx, call) => owner(call.name)!.execute(ctx, call),
-    close: async () => {
-      await Promise.allSettled(sessions.map((s) => s.close()));
-    },
-  };
 }

@@ -9,12 +9,13 @@ import { TurnLoop } from './turn-loop.js';
 
 const ctx = callerContext();
 const target = { accountId: 'acme', model: fixtureModel, deployment: fixtureDeployment };
+const withContextLength = (contextLength: number) => ({ ...target, facts: { contextLength, supportsImageInput: false } });
 
 function run(client: EngineClient, body: Record<string, unknown>, options: { session?: ToolSession; contextLength?: number; toolChoice?: 'required' } = {}) {
   const parsed = parseResponseRequest({ model: fixtureModel, ...body });
   const request = options.toolChoice ? { ...parsed, toolChoice: options.toolChoice } : parsed;
   return new TurnLoop(client).run(ctx, {
-    request, context: request.input, target, contextLength: options.contextLength ?? 8192, ...(options.session ? { session: options.session } : {}),
+    request, context: request.input, target: withContextLength(options.contextLength ?? 8192), ...(options.session ? { session: options.session } : {}),
   });
 }
 
@@ -52,6 +53,13 @@ describe('TurnLoop', () => {
     expect(client.bodies[0]).toMatchObject({ model: fixtureModel, temperature: 0.5, top_p: 1, messages: [{ role: 'user', content: 'Say hello' }] });
     expect(client.bodies[0]).not.toHaveProperty('max_tokens');
     expect(client.bodies[0]).not.toHaveProperty('tools');
+  });
+
+  it('sends the target model upstream, without the request model\'s #deployment suffix', async () => {
+    const client = new EngineClient();
+    const result = await run(client, { model: `${fixtureModel}#d`, input: 'Say hello' });
+    expect(result.status).toBe('completed');
+    expect(client.bodies[0]!.model).toBe(fixtureModel);
   });
 
   it('stops incomplete at max_output_tokens', async () => {
@@ -149,13 +157,13 @@ describe('TurnLoop', () => {
     const input = [{ role: 'user', content: long }, { role: 'assistant', content: long }, { role: 'user', content: 'short question' }];
     const client = new EngineClient(100);
     const request = parseResponseRequest({ model: fixtureModel, input, truncation: 'auto' });
-    const result = await new TurnLoop(client).run(ctx, { request, context: request.input, target, contextLength: undefined });
+    const result = await new TurnLoop(client).run(ctx, { request, context: request.input, target });
     expect(result.status).toBe('completed');
     expect(client.bodies.length).toBeGreaterThan(1);
     expect(client.bodies.at(-1)!.messages).toEqual([{ role: 'assistant', content: long }, { role: 'user', content: 'short question' }]);
 
     const disabled = parseResponseRequest({ model: fixtureModel, input });
-    await expect(new TurnLoop(new EngineClient(100)).run(ctx, { request: disabled, context: disabled.input, target, contextLength: undefined }))
+    await expect(new TurnLoop(new EngineClient(100)).run(ctx, { request: disabled, context: disabled.input, target }))
       .rejects.toMatchObject({ code: 'INVALID_ARGUMENT', reason: 'CONTEXT_LENGTH_EXCEEDED', field: 'input' });
   });
 

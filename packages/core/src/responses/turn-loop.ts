@@ -11,7 +11,7 @@ import type { ModelTarget } from '../ports/serving-directory.js';
 import { chatToolChoice, chatTools, fromChatCompletion, offeredFunctions, type TranslatedTurn, type TurnUsage } from './chat-translation.js';
 import { ChatStreamTurn } from './chat-stream-turn.js';
 import type { ResponseEventWriter } from './response-events.js';
-import { contextTooLong, fitContext, type FittedContext } from './context-window.js';
+import { contextTooLong, fitContext, promptLimit, type FittedContext } from './context-window.js';
 import type { ChatModelClient, UpstreamError } from './model-client.js';
 import type { ResponseRequest } from './response-request.js';
 import type { ConversationItem, FunctionCallItem, IncompleteReason, ResponseError } from './response-types.js';
@@ -26,9 +26,13 @@ export interface TurnLoopInput {
   readonly request: ResponseRequest;
   /** The conversation before this response's output: earlier items and this request's input. */
   readonly context: readonly ConversationItem[];
+  /** Where the turns go; its facts' context length (when known) bounds the prompt and the output. */
   readonly target: ModelTarget;
-  /** The model's context length in tokens, when known. */
-  readonly contextLength: number | undefined;
+  /**
+   * `context` already fitted into the window with the declared functions (by the service's prepare): the
+   * first turn sends it as is unless the session adds functions or items.
+   */
+  readonly fitted?: FittedContext;
   readonly session?: ToolSession;
 }
 
@@ -86,6 +90,7 @@ export class TurnLoop {
     const withReasoning = request.reasoning.effort !== null && request.reasoning.effort !== 'none';
     let usage = zeroUsage;
     let toolCalls = 0;
+    let fitted = session && (session.functions.length > 0 || session.items.length > 0) ? undefined : input.fitted;
     const end = (status: TurnLoopResult['status'], incompleteReason: IncompleteReason | null = null, error: ResponseError | null = null): TurnLoopResult =>
       ({ status, output, usage, incompleteReason, error });
 
@@ -94,21 +99,24 @@ export class TurnLoop {
       if (budget !== null && budget <= 0) return end('incomplete', 'max_output_tokens');
       let answer: TurnAnswer;
       try {
-        answer = await this.ask(ctx, input, [...input.context, ...output], functions, budget, events !== undefined);
+        answer = await this.ask(ctx, input, [...input.context, ...output], functions, budget, events !== undefined, fitted);
+        fitted = undefined;
       } catch (error) {
         if (isGatewayError(error) && !upstreamFailures.has(error.code)) throw error;
         if (!isGatewayError(error) && ctx.signal?.aborted) throw error;
         return end('failed', null, failureOf(error));
       }
+      // Calls beyond max_tool_calls are left out of the turn (never streamed): the response ends incomplete.
+      const allowance = request.maxToolCalls === null ? Number.POSITIVE_INFINITY : request.maxToolCalls - toolCalls;
       let translated: TranslatedTurn;
       if ('completion' in answer) {
         try {
-          translated = fromChatCompletion(answer.completion, withReasoning);
+          translated = fromChatCompletion(answer.completion, withReasoning, allowance);
         } catch {
           return end('failed', null, { type: 'server_error', code: 'bad_upstream_answer', message: 'the model replica answered without a message' });
         }
       } else {
-        const streamed = new ChatStreamTurn(events!, withReasoning);
+        const streamed = new ChatStreamTurn(events!, withReasoning, allowance);
         try {
           for await (const chunk of answer.chunks) {
             streamed.push(chunk);
@@ -126,16 +134,9 @@ export class TurnLoop {
       if (translated.finishReason === 'length') return end('incomplete', 'max_output_tokens');
       if (translated.finishReason === 'content_filter') return end('incomplete', 'content_filter');
 
-      let calls = translated.items.filter((item): item is FunctionCallItem => item.type === 'function_call');
-      if (calls.length === 0) return end('completed');
-      let limited = false;
-      if (request.maxToolCalls !== null && toolCalls + calls.length > request.maxToolCalls) {
-        const allowed = calls.slice(0, Math.max(0, request.maxToolCalls - toolCalls));
-        const dropped = new Set(calls.slice(allowed.length));
-        output.splice(0, output.length, ...output.filter((item) => !dropped.has(item as FunctionCallItem)));
-        calls = allowed;
-        limited = true;
-      }
+      const calls = translated.items.filter((item): item is FunctionCallItem => item.type === 'function_call');
+      const limited = translated.droppedCalls > 0;
+      if (calls.length === 0 && !limited) return end('completed');
       toolCalls += calls.length;
       const gatewayCalls = session ? calls.filter((call) => session.handles(call.name)) : [];
       if (gatewayCalls.length > 0) {
@@ -152,16 +153,20 @@ export class TurnLoop {
     return end('incomplete', 'max_tool_calls');
   }
 
-  /** One chat completion over the fitted conversation; retries smaller windows when the engine says it is too long. */
+  /**
+   * One chat completion over the fitted conversation (`prefitted`: the first attempt's, fitted already);
+   * retries smaller windows when the engine says it is too long.
+   */
   private async ask(
     ctx: RequestContext, input: TurnLoopInput, items: readonly ConversationItem[], functions: readonly ChatFunction[], budget: number | null, stream: boolean,
+    prefitted: FittedContext | undefined,
   ): Promise<TurnAnswer> {
     const { request } = input;
-    // At least one output token must fit beside the prompt.
-    let limit = input.contextLength === undefined ? undefined : input.contextLength - 1;
+    const contextLength = input.target.facts?.contextLength;
+    let limit = promptLimit(contextLength);
     for (let attempt = 0; ; attempt += 1) {
-      const fitted = fitContext(request.instructions, items, functions, limit, request.truncation);
-      const body = this.chatBody(request, fitted, functions, budget, input.contextLength);
+      const fitted = attempt === 0 && prefitted ? prefitted : fitContext(request.instructions, items, functions, limit, request.truncation);
+      const body = this.chatBody(input.target, request, fitted, functions, budget, contextLength);
       const call = { target: input.target, body, ...(request.user !== null ? { affinityKey: request.user } : {}) };
       const outcome = stream ? await this.client.stream(ctx, call) : await this.client.complete(ctx, call);
       if (outcome.ok) return 'chunks' in outcome ? { chunks: outcome.chunks } : { completion: outcome.completion };
@@ -175,9 +180,12 @@ export class TurnLoop {
     }
   }
 
-  private chatBody(request: ResponseRequest, fitted: FittedContext, functions: readonly ChatFunction[], budget: number | null, contextLength: number | undefined): JsonObject {
+  /** The chat-completions body of one turn, for the target's model (without a routing `#deployment` suffix). */
+  private chatBody(
+    target: ModelTarget, request: ResponseRequest, fitted: FittedContext, functions: readonly ChatFunction[], budget: number | null, contextLength: number | undefined,
+  ): JsonObject {
     const body: JsonObject = {
-      model: request.model,
+      model: target.model,
       messages: fitted.messages,
       temperature: request.temperature,
       top_p: request.topP,

@@ -65,6 +65,21 @@ describe('resolve', () => {
     baseLease.release();
   });
 
+  it('answers the facts the replicas run with when asked: their context length, and image input (an add-on\'s from its base)', async () => {
+    const s = await start();
+    await s.tg.services.models.update(ctx, baseName, { supportsImageInput: true }, 'supportsImageInput');
+    // The add-on's own context length is not what the base model's replicas run with.
+    await s.tg.services.models.create(ctx, account, { peftDetails: { baseModel: baseName, r: 8, targetModules: ['q_proj'] }, contextLength: 1024 }, 'addon');
+    await deployReady(s, 'one', { enableAddons: true });
+    await s.tg.services.deployedModels.create(ctx, account, { model: addonName, deployment: nameOf('one') }, { deployedModelId: 'addon-on-one' });
+    expect((await s.directory.resolve(ctx, baseName)).facts).toBeUndefined();
+    expect((await s.directory.resolve(ctx, baseName, { facts: true })).facts).toEqual({ contextLength: 8192, supportsImageInput: true });
+    expect((await s.directory.resolve(ctx, `${baseName}#one`, { facts: true })).facts).toEqual({ contextLength: 8192, supportsImageInput: true });
+    expect((await s.directory.resolve(ctx, addonName, { facts: true })).facts).toEqual({ contextLength: 8192, supportsImageInput: true });
+    await s.tg.services.models.update(ctx, addonName, { supportsImageInput: false }, 'supportsImageInput');
+    expect((await s.directory.resolve(ctx, addonName, { facts: true })).facts).toEqual({ contextLength: 8192, supportsImageInput: false });
+  });
+
   it('NOT_FOUND for a missing or undeployed model; FAILED_PRECONDITION for a deleted deployment; INVALID_ARGUMENT for a bad name', async () => {
     const s = await start();
     await rejected(s.directory.resolve(ctx, `accounts/${account}/models/missing`), 'NOT_FOUND');

@@ -12,7 +12,9 @@ import type { DeploymentReconciler, ServingReplica } from './deployment-reconcil
 import type { ServingLoad } from './serving-load.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { JsonObject } from '../contracts/json.js';
-import type { ModelTarget, ReplicaLease, ServingDirectory } from '../ports/serving-directory.js';
+import type { ModelFacts, ModelTarget, ReplicaLease, ResolveOptions, ServingDirectory } from '../ports/serving-directory.js';
+import { replicaContextLength } from '../runtime/replica-spec.js';
+import { replicaSpecOf } from './replica-naming.js';
 
 export interface RuntimeServingDirectoryOptions {
   /** Requests that may wait for a replica of one deployment at once. */
@@ -75,7 +77,7 @@ export class RuntimeServingDirectory implements ServingDirectory {
     for (const waiters of this.waiters.values()) for (const waiter of [...waiters]) waiter.attempt();
   }
 
-  async resolve(ctx: RequestContext, model: string): Promise<ModelTarget> {
+  async resolve(ctx: RequestContext, model: string, options: ResolveOptions = {}): Promise<ModelTarget> {
     const hash = model.indexOf('#');
     const modelName = hash < 0 ? model : model.slice(0, hash);
     const suffix = hash < 0 ? undefined : model.slice(hash + 1);
@@ -85,6 +87,7 @@ export class RuntimeServingDirectory implements ServingDirectory {
     if (!modelRecord) throw notFound(modelName);
 
     let deploymentName: string;
+    let deployment: JsonObject | undefined;
     let deployedModel: string | undefined;
     if (suffix !== undefined) {
       deploymentName = suffix.includes('/') ? suffix : `accounts/${accountId}/deployments/${suffix}`;
@@ -92,7 +95,7 @@ export class RuntimeServingDirectory implements ServingDirectory {
       if (parsed.accountId !== accountId) {
         throw invalidArgument(`deployment ${deploymentName} is not in the model's account accounts/${accountId}`, { field: 'model' });
       }
-      const deployment = (await this.storage.resources.get(ctx, deploymentName))?.data;
+      deployment = (await this.storage.resources.get(ctx, deploymentName))?.data;
       if (!deployment) throw notFound(deploymentName);
       const record = (await this.deployedModels.recordsOf(ctx, accountId, { model: modelName, deployment: deploymentName })).find(
         (r) => r.state !== 'UNDEPLOYING',
@@ -108,18 +111,33 @@ export class RuntimeServingDirectory implements ServingDirectory {
       if (record) {
         deploymentName = String(record.deployment);
         deployedModel = String(record.name);
-        const deployment = (await this.storage.resources.get(ctx, deploymentName))?.data;
+        deployment = (await this.storage.resources.get(ctx, deploymentName))?.data;
         if (!deployment) throw notFound(deploymentName);
         this.assertServes(deployment);
       } else {
-        const deployment = await this.deploymentOfBaseModel(ctx, accountId, modelName);
+        deployment = await this.deploymentOfBaseModel(ctx, accountId, modelName);
         if (!deployment) {
           throw new GatewayError(Code.NOT_FOUND, `model ${modelName} is not deployed`, { reason: 'NOT_DEPLOYED', field: 'model' });
         }
         deploymentName = String(deployment.name);
       }
     }
-    return { accountId, model: modelName, deployment: deploymentName, ...(deployedModel ? { deployedModel } : {}) };
+    const target: ModelTarget = { accountId, model: modelName, deployment: deploymentName, ...(deployedModel ? { deployedModel } : {}) };
+    return options.facts === true ? { ...target, facts: await this.factsOf(ctx, modelName, modelRecord, deployment) } : target;
+  }
+
+  /**
+   * A model's facts on a deployment, from the records `resolve` read (and an add-on's base model): the
+   * context length the replicas run with (the reconciler's replica spec of the deployment), image support
+   * from the model, else from its base model.
+   */
+  private async factsOf(ctx: RequestContext, modelName: string, model: JsonObject, deployment: JsonObject): Promise<ModelFacts> {
+    const baseName = String(deployment.baseModel);
+    const base = baseName === modelName ? model : (await this.storage.resources.get(ctx, baseName))?.data;
+    return {
+      contextLength: replicaContextLength(replicaSpecOf(deployment, base)),
+      supportsImageInput: typeof model.supportsImageInput === 'boolean' ? model.supportsImageInput : base?.supportsImageInput === true,
+    };
   }
 
   async acquire(ctx: RequestContext, target: ModelTarget, options: { affinityKey?: string } = {}): Promise<ReplicaLease> {

@@ -1,14 +1,16 @@
-import { EventEmitter, once } from 'node:events';
+import { once } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import {
-  authorize, Code, GatewayError, unavailable,
-  silentLogger, type ChatCompletionCall, type ChatCompletionOutcome, type ChatModelClient, type ChatStreamOutcome, type GatewayLogger, type JsonObject,
-  type ModelTarget, type Principal, type ReplicaLease, type RequestContext, type ServingDirectory,
+  authorize, Code, GatewayError, isPlainObject, unavailable,
+  silentLogger, type ChatCompletionCall, type ChatCompletionOutcome, type ChatModelClient, type ChatStreamOutcome, type GatewayLogger,
+  type InferenceErrorBody, type JsonObject, type ModelTarget, type Principal, type ReplicaLease, type RequestContext, type ServingDirectory,
 } from '@berth/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { clientGone, inferenceContext, type ClientAbort } from './inference-context.js';
 import type { InferenceRequest } from './inference-request.js';
 import { ModelRewriter, SseModelRewriter } from './model-rewrite.js';
 import { SseDataParser } from './sse-data-parser.js';
+import { startSse } from './start-sse.js';
 import { isConnectFailure, streamErrorEvent, upstreamErrorAnswer, upstreamFailure } from './upstream-errors.js';
 
 /** Timeouts and limits of the inference proxy. Every wait is bounded, so a request never hangs. */
@@ -45,48 +47,6 @@ interface ResolvedOptions {
   readonly acquireMs: number;
   readonly maxResponseBytes: number;
   readonly keepAliveMaxBodyBytes: number;
-}
-
-/** A class, not a literal with a getter: V8 builds accessor literals through the runtime (slow on a hot path). */
-class InferenceRequestContext implements RequestContext {
-  constructor(
-    readonly requestId: string,
-    readonly principal: Principal,
-    private readonly abort: ClientAbort,
-  ) {}
-
-  get signal(): AbortSignal {
-    return this.abort.signal;
-  }
-}
-
-const clientGone = new GatewayError(Code.CANCELLED, 'the client closed the connection', { reason: 'CLIENT_CLOSED' });
-
-/**
- * The client's side of one exchange going away. An EventEmitter rather than an AbortController because
- * undici accepts either and this is on every request's path: the AbortSignal (for the serving directory
- * and `drain` waits) is made only if someone reads it.
- */
-class ClientAbort extends EventEmitter {
-  aborted = false;
-  reason: unknown;
-  private controller: AbortController | undefined;
-
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.aborted) this.controller.abort(this.reason);
-    }
-    return this.controller.signal;
-  }
-
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.emit('abort');
-    this.controller?.abort(reason);
-  }
 }
 
 /** `http://host:port/prefix` → undici origin and path prefix; cached because replicas are few and long-lived. */
@@ -152,47 +112,12 @@ export class InferenceProxy implements ChatModelClient {
 
   /** Serves one validated request. Errors thrown before the answer starts are rendered by the server's error handler. */
   async handle(principal: Principal, inference: InferenceRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const abort = new ClientAbort();
-    const res = reply.raw;
-    res.once('close', () => {
-      if (!res.writableFinished) abort.abort(clientGone);
-    });
-    const ctx = new InferenceRequestContext(request.id, principal, abort);
+    const ctx = inferenceContext(request, reply, principal);
     // The caller's role must allow inference at all; access to the model's account (public models from
     // any account) is the directory's call, since only it knows what the name points to.
     authorize(ctx, 'inference.use', { accountId: principal.accountId });
     const target = await this.directory.resolve(ctx, inference.model);
-
-    // One retry on another lease when the replica refused the connection: the request never reached it.
-    for (let attempt = 0; ; attempt += 1) {
-      const lease = await this.acquire(ctx, target, inference.user);
-      let released = false;
-      const release = () => {
-        if (!released) {
-          released = true;
-          lease.release();
-        }
-      };
-      try {
-        if (abort.aborted) throw clientGone;
-        const rewriter = new ModelRewriter(lease.servedModelId, inference.model);
-        let upstream: Dispatcher.ResponseData;
-        try {
-          upstream = await this.send(lease, inference, request.id, abort);
-        } catch (error) {
-          if (abort.aborted) throw clientGone;
-          if (attempt === 0 && isConnectFailure(error)) {
-            release();
-            continue;
-          }
-          throw upstreamFailure(error, this.options);
-        }
-        await this.answer(upstream, rewriter, request, reply, abort);
-        return;
-      } finally {
-        release();
-      }
-    }
+    await this.exchange(ctx, ctx.abort, target, inference, (upstream, rewriter) => this.answer(upstream, rewriter, request, reply, ctx.abort));
   }
 
   /**
@@ -202,7 +127,7 @@ export class InferenceProxy implements ChatModelClient {
    * exchange is thrown (UNAVAILABLE, DEADLINE_EXCEEDED; CANCELLED once `ctx.signal` aborted).
    */
   async complete(ctx: RequestContext, call: ChatCompletionCall): Promise<ChatCompletionOutcome> {
-    const outcome = await this.exchange(ctx, call, false);
+    const outcome = await this.chat(ctx, call, false);
     if (!outcome.ok || 'completion' in outcome) return outcome;
     // The replica streamed although it was not asked to: not an answer this call can use.
     outcome.upstream.body.destroy();
@@ -216,46 +141,59 @@ export class InferenceProxy implements ChatModelClient {
    */
   async stream(ctx: RequestContext, call: ChatCompletionCall): Promise<ChatStreamOutcome> {
     const body = { ...call.body, stream: true, stream_options: { include_usage: true } };
-    const outcome = await this.exchange(ctx, { ...call, body }, true);
+    const outcome = await this.chat(ctx, { ...call, body }, true);
     if (!outcome.ok) return outcome;
     if ('completion' in outcome) return { ok: true, chunks: replayed(outcome.completion) };
     return { ok: true, chunks: this.chunksOf(ctx, outcome.upstream, outcome.release) };
   }
 
-  /** Leases a replica and sends one chat call (retrying once on a refused connection); the lease is released unless a stream is handed over. */
-  private async exchange(ctx: RequestContext, call: ChatCompletionCall, stream: boolean): Promise<
+  /** One chat call of a {@link ChatModelClient}: the whole answer or its refusal, or an SSE answer handed over with its lease. */
+  private chat(ctx: RequestContext, call: ChatCompletionCall, stream: boolean): Promise<
     | ChatCompletionOutcome
     | { readonly ok: true; readonly upstream: Dispatcher.ResponseData; readonly release: () => void }
   > {
-    const inference: InferenceRequest = { operation: 'chat', model: call.target.model, stream, body: call.body };
+    const inference: InferenceRequest = {
+      operation: 'chat', model: call.target.model, stream, body: call.body, ...(call.affinityKey !== undefined ? { user: call.affinityKey } : {}),
+    };
+    return this.exchange(ctx, ctx.signal, call.target, inference, async (upstream, rewriter, handOver) => {
+      if (isEventStream(upstream)) return { ok: true, upstream, release: handOver() } as const;
+      const body = await this.readAll(upstream, ctx.signal);
+      if (upstream.statusCode >= 200 && upstream.statusCode < 300) {
+        const completion = parseObject(body);
+        return completion ? { ok: true, completion } : badAnswer('the model replica answered with a body that is not a JSON object');
+      }
+      const rendered = this.refusal(upstream.statusCode, body, rewriter, ctx.requestId);
+      return { ok: false, status: rendered.status, error: rendered.body.error };
+    });
+  }
+
+  /**
+   * Leases a replica of `target`, sends `inference` to it and lets `use` read the answer, retrying once on
+   * another lease when the replica refused the connection (the request never reached it). The lease goes
+   * back when `use` settles, unless `use` took it over (`handOver()` answers the release to call later).
+   * Throws CANCELLED once `signal` aborted, UNAVAILABLE or DEADLINE_EXCEEDED when the exchange failed.
+   */
+  private async exchange<T>(
+    ctx: RequestContext, signal: UpstreamSignal | undefined, target: ModelTarget, inference: InferenceRequest,
+    use: (upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, handOver: () => () => void) => Promise<T>,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
-      const lease = await this.acquire(ctx, call.target, call.affinityKey);
+      const lease = await this.acquire(ctx, target, inference.user);
       let handedOver = false;
       try {
-        if (ctx.signal?.aborted) throw callerGone();
+        if (signal?.aborted) throw clientGone;
         let upstream: Dispatcher.ResponseData;
         try {
-          upstream = await this.send(lease, inference, ctx.requestId, ctx.signal);
+          upstream = await this.send(lease, inference, ctx.requestId, signal);
         } catch (error) {
-          if (ctx.signal?.aborted) throw callerGone();
+          if (signal?.aborted) throw clientGone;
           if (attempt === 0 && isConnectFailure(error)) continue;
           throw upstreamFailure(error, this.options);
         }
-        const status = upstream.statusCode;
-        const type = upstream.headers['content-type'];
-        if (status >= 200 && status < 300 && typeof type === 'string' && type.startsWith('text/event-stream')) {
+        return await use(upstream, new ModelRewriter(lease.servedModelId, inference.model), () => {
           handedOver = true;
-          return { ok: true, upstream, release: () => lease.release() };
-        }
-        const body = await this.readAll(upstream, ctx.signal);
-        if (status >= 200 && status < 300) {
-          const completion = parseObject(body);
-          return completion ? { ok: true, completion } : badAnswer('the model replica answered with a body that is not a JSON object');
-        }
-        const rewriter = new ModelRewriter(lease.servedModelId, call.target.model);
-        const rendered = upstreamErrorAnswer(status, body.toString('utf8'), (text) => rewriter.rewriteText(text));
-        if (status >= 500) this.logger.warn({ requestId: ctx.requestId, upstreamStatus: status }, 'model replica answered with a server error');
-        return { ok: false, status: rendered.status, error: rendered.body.error };
+          return () => lease.release();
+        });
       } finally {
         if (!handedOver) lease.release();
       }
@@ -285,7 +223,7 @@ export class InferenceProxy implements ChatModelClient {
         if (chunk) yield chunk;
       }
     } catch (error) {
-      if (ctx.signal?.aborted) throw callerGone();
+      if (ctx.signal?.aborted) throw clientGone;
       throw error instanceof GatewayError ? error : upstreamFailure(error, this.options);
     } finally {
       if (!upstream.body.destroyed) upstream.body.destroy();
@@ -318,7 +256,8 @@ export class InferenceProxy implements ChatModelClient {
 
   private send(lease: ReplicaLease, inference: InferenceRequest, requestId: string, signal: UpstreamSignal | undefined): Promise<Dispatcher.ResponseData> {
     const { origin, prefix } = this.endpoints.get(lease.endpoint);
-    const body = JSON.stringify(inference.model === lease.servedModelId ? inference.body : { ...inference.body, model: lease.servedModelId });
+    // The body's own `model` is what goes upstream: whatever the caller put there, the replica gets its served id.
+    const body = JSON.stringify(inference.body.model === lease.servedModelId ? inference.body : { ...inference.body, model: lease.servedModelId });
     const limit = this.options.keepAliveMaxBodyBytes;
     // A string of n UTF-16 units holds at most 3n UTF-8 bytes: most bodies skip the byte count.
     const ownConnection = body.length * 3 > limit && Buffer.byteLength(body) > limit;
@@ -336,22 +275,25 @@ export class InferenceProxy implements ChatModelClient {
   }
 
   private async answer(upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, request: FastifyRequest, reply: FastifyReply, signal: ClientAbort): Promise<void> {
-    const contentType = upstream.headers['content-type'];
-    const type = typeof contentType === 'string' ? contentType : 'application/json';
-    if (upstream.statusCode >= 200 && upstream.statusCode < 300 && type.startsWith('text/event-stream')) {
+    if (isEventStream(upstream)) {
       await this.forwardStream(upstream, rewriter, request, reply, signal);
       return;
     }
     const body = await this.readAll(upstream, signal);
     if (upstream.statusCode >= 200 && upstream.statusCode < 300) {
+      const contentType = upstream.headers['content-type'];
+      const type = typeof contentType === 'string' ? contentType : 'application/json';
       await reply.code(upstream.statusCode).header('content-type', type).header('x-request-id', request.id).send(rewriter.rewriteDocument(body));
       return;
     }
-    const rendered = upstreamErrorAnswer(upstream.statusCode, body.toString('utf8'), (text) => rewriter.rewriteText(text));
-    if (upstream.statusCode >= 500) {
-      this.logger.warn({ requestId: request.id, upstreamStatus: upstream.statusCode }, 'model replica answered with a server error');
-    }
+    const rendered = this.refusal(upstream.statusCode, body, rewriter, request.id);
     await reply.code(rendered.status).header('x-request-id', request.id).send(rendered.body);
+  }
+
+  /** A replica's error answer as the client's inference error (model ids rewritten); a server error is logged. */
+  private refusal(status: number, body: Buffer, rewriter: ModelRewriter, requestId: string): { status: number; body: InferenceErrorBody } {
+    if (status >= 500) this.logger.warn({ requestId, upstreamStatus: status }, 'model replica answered with a server error');
+    return upstreamErrorAnswer(status, body.toString('utf8'), (text) => rewriter.rewriteText(text));
   }
 
   /** A whole (non-streaming) answer, capped at `maxResponseBytes`. Plain listeners: cheaper than an async iterator per request. */
@@ -387,15 +329,7 @@ export class InferenceProxy implements ChatModelClient {
       upstream.body.destroy();
       throw clientGone;
     }
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(upstream.statusCode, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-      'x-request-id': request.id,
-    });
-    res.flushHeaders();
+    const res = startSse(reply, request.id, upstream.statusCode);
     const sse = rewriter.identity ? undefined : new SseModelRewriter(rewriter);
     try {
       for await (const chunk of upstream.body) {
@@ -420,13 +354,17 @@ export class InferenceProxy implements ChatModelClient {
 function parseObject(body: Buffer): JsonObject | undefined {
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as JsonObject) : undefined;
+    return isPlainObject(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }
 }
 
-const callerGone = (): GatewayError => new GatewayError(Code.CANCELLED, 'the caller went away', { reason: 'CLIENT_CLOSED' });
+/** True for a successful Server-Sent Events answer (streamed through), false for one to read whole. */
+function isEventStream(upstream: Dispatcher.ResponseData): boolean {
+  const type = upstream.headers['content-type'];
+  return upstream.statusCode >= 200 && upstream.statusCode < 300 && typeof type === 'string' && type.startsWith('text/event-stream');
+}
 
 function badAnswer(message: string): ChatCompletionOutcome {
   return { ok: false, status: 502, error: { message, type: 'server_error', param: null, code: 'bad_gateway' } };
@@ -435,7 +373,7 @@ function badAnswer(message: string): ChatCompletionOutcome {
 /** A whole chat completion as the one chunk a stream of it would add up to. */
 async function* replayed(completion: JsonObject): AsyncGenerator<JsonObject> {
   const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
-  const message = typeof choice === 'object' && choice !== null && !Array.isArray(choice) ? choice.message : undefined;
-  const finish = typeof choice === 'object' && choice !== null && !Array.isArray(choice) ? (choice.finish_reason ?? null) : null;
+  const message = isPlainObject(choice) ? choice.message : undefined;
+  const finish = isPlainObject(choice) ? (choice.finish_reason ?? null) : null;
   yield { choices: [{ index: 0, delta: message ?? {}, finish_reason: finish }], usage: completion.usage ?? null };
 }

@@ -1,4 +1,4 @@
-import { invalidArgument, type GatewayError } from '@berth/core';
+import { invalidArgument, isPlainObject, type GatewayError } from '@berth/core';
 
 /** Which OpenAI-compatible operation a request is for. */
 export type InferenceOperation = 'chat' | 'completion';
@@ -21,10 +21,6 @@ const maxModelLength = 512;
 
 function invalid(message: string, param: string | null): GatewayError {
   return invalidArgument(message, param === null ? { reason: 'INVALID_REQUEST' } : { field: param, reason: 'INVALID_REQUEST' });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const isAbsent = (value: unknown): boolean => value === undefined || value === null;
@@ -55,7 +51,7 @@ function checkCommon(body: Record<string, unknown>): { model: string; stream: bo
   const stream = body.stream;
   if (!isAbsent(stream) && typeof stream !== 'boolean') throw invalid('stream must be a boolean', 'stream');
   if (!isAbsent(body.stream_options)) {
-    if (!isObject(body.stream_options)) throw invalid('stream_options must be an object', 'stream_options');
+    if (!isPlainObject(body.stream_options)) throw invalid('stream_options must be an object', 'stream_options');
     const includeUsage = body.stream_options.include_usage;
     if (!isAbsent(includeUsage) && typeof includeUsage !== 'boolean') throw invalid('stream_options.include_usage must be a boolean', 'stream_options.include_usage');
   }
@@ -80,12 +76,12 @@ function checkCommon(body: Record<string, unknown>): { model: string; stream: bo
 
 /** Validates a `POST /inference/v1/chat/completions` body. Throws INVALID_ARGUMENT naming the `param`. */
 export function parseChatCompletionRequest(body: unknown): InferenceRequest {
-  if (!isObject(body)) throw invalid('the request body must be a JSON object', null);
+  if (!isPlainObject(body)) throw invalid('the request body must be a JSON object', null);
   const common = checkCommon(body);
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages must be a non-empty array', 'messages');
   for (const [i, message] of messages.entries()) {
-    if (!isObject(message) || typeof message.role !== 'string' || !messageRoles.has(message.role)) {
+    if (!isPlainObject(message) || typeof message.role !== 'string' || !messageRoles.has(message.role)) {
       throw invalid(`messages[${i}].role must be one of system, developer, user, assistant, tool`, `messages[${i}].role`);
     }
     const content = message.content;
@@ -96,11 +92,11 @@ export function parseChatCompletionRequest(body: unknown): InferenceRequest {
   if (!isAbsent(body.tools)) {
     if (!Array.isArray(body.tools)) throw invalid('tools must be an array', 'tools');
     for (const [i, tool] of body.tools.entries()) {
-      if (!isObject(tool) || typeof tool.type !== 'string') throw invalid(`tools[${i}] must be an object with a type`, `tools[${i}]`);
+      if (!isPlainObject(tool) || typeof tool.type !== 'string') throw invalid(`tools[${i}] must be an object with a type`, `tools[${i}]`);
     }
   }
   const toolChoice = body.tool_choice;
-  if (!isAbsent(toolChoice) && typeof toolChoice !== 'string' && !isObject(toolChoice)) {
+  if (!isAbsent(toolChoice) && typeof toolChoice !== 'string' && !isPlainObject(toolChoice)) {
     throw invalid('tool_choice must be a string or an object', 'tool_choice');
   }
   checkBoolean(body, 'parallel_tool_calls');
@@ -110,7 +106,7 @@ export function parseChatCompletionRequest(body: unknown): InferenceRequest {
 
 /** Validates a `POST /inference/v1/completions` body. Throws INVALID_ARGUMENT naming the `param`. */
 export function parseCompletionRequest(body: unknown): InferenceRequest {
-  if (!isObject(body)) throw invalid('the request body must be a JSON object', null);
+  if (!isPlainObject(body)) throw invalid('the request body must be a JSON object', null);
   const common = checkCommon(body);
   const prompt = body.prompt;
   const isTokens = (value: unknown): boolean => Array.isArray(value) && value.length > 0 && value.every((t) => Number.isInteger(t));

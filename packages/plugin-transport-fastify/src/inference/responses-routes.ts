@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import {
   ResponsesService, clockToken, responseToolProvidersToken, servingDirectoryToken, storageToken,
-  type ChatModelClient, type Gateway, type GatewayLogger, type Principal, type RequestContext,
+  type ChatModelClient, type Gateway, type GatewayLogger,
 } from '@berth/core';
 import type { BearerAuthentication } from '../authentication.js';
+import { inferenceContext } from './inference-context.js';
 import { SseEventSink } from './sse-event-sink.js';
 
 export const responsesPath = '/inference/v1/responses';
@@ -18,22 +19,6 @@ export interface ResponsesRouteDependencies {
   readonly logger?: GatewayLogger;
   /** Idle time before a streamed response writes a heartbeat comment. Default 15 s. */
   readonly heartbeatMs?: number;
-}
-
-/** A request's context whose signal aborts when the client closes the connection before the answer. */
-class ResponsesRequestContext implements RequestContext {
-  private readonly controller = new AbortController();
-
-  constructor(readonly requestId: string, readonly principal: Principal, reply: FastifyReply) {
-    const res = reply.raw;
-    res.once('close', () => {
-      if (!res.writableFinished) this.controller.abort(new Error('the client closed the connection'));
-    });
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
 }
 
 /** Query parameters as single strings (a repeated parameter keeps its first value). */
@@ -61,7 +46,7 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
     clock: gateway.resolve(clockToken),
     toolProviders: gateway.resolveAll(responseToolProvidersToken),
   });
-  const contextOf = (request: FastifyRequest, reply: FastifyReply) => new ResponsesRequestContext(request.id, auth.principalOf(request), reply);
+  const contextOf = (request: FastifyRequest, reply: FastifyReply) => inferenceContext(request, reply, auth.principalOf(request));
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
   const answer = (reply: FastifyReply, request: FastifyRequest, body: unknown) => reply.header('x-request-id', request.id).send(body);
 
@@ -75,7 +60,7 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
       sink.end();
     } catch (error) {
       if (!sink.started) throw error;
-      if (ctx.signal.aborted) {
+      if (ctx.abort.aborted) {
         sink.destroy();
       } else {
         // The response recorded its own failures; this is one after it (e.g. storing it failed).

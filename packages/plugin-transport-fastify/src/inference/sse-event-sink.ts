@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { JsonObject, ResponseEventSink } from '@berth/core';
+import { startSse } from './start-sse.js';
 
 /** Idle time after which a comment line is written, so proxies and clients keep the stream open. Default 15 s. */
 export const defaultHeartbeatMs = 15_000;
@@ -66,15 +67,7 @@ export class SseEventSink implements ResponseEventSink {
 
   private start(): void {
     this.startedValue = true;
-    this.reply.hijack();
-    const res = this.reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-      'x-request-id': this.requestId,
-    });
-    res.flushHeaders();
+    startSse(this.reply, this.requestId);
     this.heartbeat = setInterval(() => {
       if (Date.now() - this.lastWrite >= this.heartbeatMs) this.write(': keep-alive\n\n');
     }, this.heartbeatMs);
