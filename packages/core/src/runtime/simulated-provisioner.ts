@@ -1,6 +1,6 @@
 import { startReferenceEngine, type EngineFaults, type EngineSpeed, type ReferenceEngine } from '../engine/reference-engine.js';
-import { assertReplicaId, ReplicaTracker } from './replica-tracker.js';
-import { trackedReplicaMethods } from './tracked-replicas.js';
+import { ReplicaTracker } from './replica-tracker.js';
+import { runningReplica, trackedReplicaMethods } from './tracked-replicas.js';
 import { replicaContextLength, servedModelId } from './replica-spec.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { Provisioner, ReplicaHandle, ReplicaPhase, StartReplicaRequest } from '../ports/provisioner.js';
@@ -178,10 +178,8 @@ export function simulatedProvisioner(options: SimulatedProvisionerOptions = {}):
   return {
     kind: 'simulated',
     async startReplica(_ctx: RequestContext, request: StartReplicaRequest): Promise<ReplicaHandle> {
-      assertReplicaId(request.replicaId);
-      const existing = replicas.get(request.replicaId);
-      if (existing && !existing.tracker.terminal) return existing.tracker;
-      if (existing) await stop(request.replicaId);
+      const running = await runningReplica(replicas, request.replicaId, stop);
+      if (running) return running;
       let failWith: string | undefined;
       if (failNext > 0) {
         failNext -= 1;

@@ -1,6 +1,6 @@
 import { failedPrecondition } from '../errors/index.js';
-import { assertReplicaId, ReplicaTracker } from './replica-tracker.js';
-import { trackedReplicaMethods } from './tracked-replicas.js';
+import { ReplicaTracker } from './replica-tracker.js';
+import { runningReplica, trackedReplicaMethods } from './tracked-replicas.js';
 import { servedModelId } from './replica-spec.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { Provisioner, ReplicaHandle, StartReplicaRequest } from '../ports/provisioner.js';
@@ -116,10 +116,8 @@ export function staticProvisioner(options: StaticProvisionerOptions): Provisione
   return {
     kind: 'static',
     async startReplica(_ctx: RequestContext, request: StartReplicaRequest): Promise<ReplicaHandle> {
-      assertReplicaId(request.replicaId);
-      const existing = replicas.get(request.replicaId);
-      if (existing && !existing.tracker.terminal) return existing.tracker;
-      if (existing) await stop(request.replicaId);
+      const running = await runningReplica(replicas, request.replicaId, stop);
+      if (running) return running;
       const candidates = servers.get(request.spec.baseModel) ?? servers.get(servedModelId(request.spec));
       if (!candidates || candidates.length === 0) {
         throw failedPrecondition(`no static server is configured for base model ${request.spec.baseModel}`, { field: 'baseModel' });

@@ -1,5 +1,5 @@
 import type { Provisioner } from '../ports/provisioner.js';
-import type { ReplicaTracker } from './replica-tracker.js';
+import { assertReplicaId, type ReplicaTracker } from './replica-tracker.js';
 
 /** What an in-process provisioner keeps of each replica it started: at least its request and tracker. */
 export interface TrackedReplicaEntry {
@@ -26,4 +26,21 @@ export function trackedReplicaMethods(
       await Promise.all([...replicas.keys()].map((id) => stop(id)));
     },
   };
+}
+
+/**
+ * The start of an in-process provisioner's `startReplica`: checks the id, answers the tracker of a
+ * replica already running under it (starting is idempotent), and stops a terminal one so the id can
+ * start again. `undefined`: the caller starts the replica.
+ */
+export async function runningReplica(
+  replicas: ReadonlyMap<string, TrackedReplicaEntry>,
+  replicaId: string,
+  stop: (replicaId: string) => Promise<void>,
+): Promise<ReplicaTracker | undefined> {
+  assertReplicaId(replicaId);
+  const existing = replicas.get(replicaId);
+  if (existing && !existing.tracker.terminal) return existing.tracker;
+  if (existing) await stop(replicaId);
+  return undefined;
 }

@@ -85,4 +85,19 @@ describe('crudService', () => {
     expect(await gadgets.update(ctx, created.name, { color: 'pink' }, 'color', { etag: created.etag! })).toMatchObject({ color: 'pink' });
     expect((await gadgets.list(ctx, 'acme', { filter: 'name = "accounts/acme/gadgets/g3"' })).items.map((g) => g.color)).toEqual(['pink']);
   });
+
+  it('reuses the etag view of an unchanged stored body, and answers the new etag after a write', async () => {
+    const Gadgets = crudService(gadgetDefinition('grey'), ['create', 'list', 'update']);
+    const gadgets = new Gadgets(env, secrets);
+    const created = await gadgets.create(ctx, 'acme', {}, 'g4');
+    const first = (await gadgets.list(ctx, 'acme', {})).items[0]!;
+    const second = (await gadgets.list(ctx, 'acme', {})).items[0]!;
+    expect(second).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(first.etag).toBe(created.etag);
+    const updated = await gadgets.update(ctx, created.name, { color: 'teal' }, 'color', { etag: first.etag! });
+    const third = (await gadgets.list(ctx, 'acme', {})).items[0]!;
+    expect(third).toMatchObject({ color: 'teal', etag: updated.etag });
+    expect(third.etag).not.toBe(first.etag);
+  });
 });
