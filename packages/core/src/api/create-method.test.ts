@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createWithId, idQueryParam } from './create-method.js';
+import { createWithId, createWithIdParam, idQueryParam } from './create-method.js';
 import { queryFlag } from './query.js';
 import { routeRequest } from './route-request-fixture.js';
 
@@ -29,5 +29,19 @@ describe('createWithId', () => {
       ['acme', { color: 'red', validateOnly: true }, 'g1'],
       ['acme', { validateOnly: false }, undefined],
     ]);
+  });
+});
+
+describe('createWithIdParam', () => {
+  it('passes the context, account, body and client id straight to the service create', async () => {
+    const calls: unknown[][] = [];
+    const service = { create: async (_ctx: unknown, accountId: string, body: unknown, id?: string) => (calls.push([accountId, body, id]), { name: id ?? 'generated' }) };
+    const create = createWithIdParam<typeof service>('gadgetId');
+    expect(create.query).toEqual([idQueryParam('gadgetId')]);
+    const r = routeRequest({ query: { gadgetId: 'g2' }, body: { color: 'blue' } });
+    expect(await create.handle(service, r.ctx, 'acme', r)).toEqual({ name: 'g2' });
+    const bare = routeRequest();
+    expect(await create.handle(service, bare.ctx, 'acme', bare)).toEqual({ name: 'generated' });
+    expect(calls).toEqual([['acme', { color: 'blue' }, 'g2'], ['acme', {}, undefined]]);
   });
 });

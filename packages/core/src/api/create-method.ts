@@ -41,3 +41,13 @@ export function createWithId<S>(idParam: string, run: CreateWithIdRun<S>, extraQ
     handle: (service, ctx, accountId, request) => run(service, ctx, accountId, request.body ?? {}, queryString(request.query, idParam), request),
   };
 }
+
+/** A service whose create takes the body and the client's id, as `crudService` makes it. */
+export interface CreatesWithId {
+  create(ctx: RequestContext, accountId: string, body: unknown, id?: string): Promise<JsonObject>;
+}
+
+/** {@link createWithId} for a service whose create takes `(ctx, accountId, body, id)` (the common case). */
+export function createWithIdParam<S extends CreatesWithId>(idParam: string): CreateMethod<S> {
+  return createWithId<S>(idParam, (service, ctx, accountId, body, id) => service.create(ctx, accountId, body, id));
+}

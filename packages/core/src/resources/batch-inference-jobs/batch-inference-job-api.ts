@@ -1,5 +1,5 @@
 import { defineResourceApi } from '../../api/resource-api.js';
-import { createWithId } from '../../api/create-method.js';
+import { createWithIdParam } from '../../api/create-method.js';
 import { standardOperations } from '../../api/standard-operations.js';
 import { batchInferenceJobDefinition } from './batch-inference-job-definition.js';
 import type { BatchInferenceJobService } from './batch-inference-job-service.js';
@@ -7,6 +7,6 @@ import type { BatchInferenceJobService } from './batch-inference-job-service.js'
 /** Batch inference jobs over HTTP: create takes `?batchInferenceJobId=`; no update. */
 export const batchInferenceJobApi = defineResourceApi<BatchInferenceJobService>({
   definition: batchInferenceJobDefinition, tag: 'Batch inference jobs',
-  create: createWithId('batchInferenceJobId', (jobs, ctx, accountId, body, id) => jobs.create(ctx, accountId, body, id)),
+  create: createWithIdParam('batchInferenceJobId'),
   operations: (jobs) => standardOperations(jobs, ['delete']),
 });

@@ -1,5 +1,5 @@
 import { defineResourceApi } from '../../api/resource-api.js';
-import { createWithId } from '../../api/create-method.js';
+import { createWithIdParam } from '../../api/create-method.js';
 import { standardOperations } from '../../api/standard-operations.js';
 import { deploymentShapeSchema } from './deployment-shape-schema.js';
 import type { DeploymentShapeService } from './deployment-shape-service.js';
@@ -7,6 +7,6 @@ import type { DeploymentShapeService } from './deployment-shape-service.js';
 /** Deployment shapes over HTTP: create takes `?deploymentShapeId=`. */
 export const deploymentShapeApi = defineResourceApi<DeploymentShapeService>({
   definition: { collection: 'deploymentShapes', singular: 'deploymentShape', schema: deploymentShapeSchema }, tag: 'Deployment shapes',
-  create: createWithId('deploymentShapeId', (shapes, ctx, accountId, body, id) => shapes.create(ctx, accountId, body, id)),
+  create: createWithIdParam('deploymentShapeId'),
   operations: (shapes) => standardOperations(shapes, ['update', 'delete']),
 });

@@ -1,5 +1,5 @@
 import { defineResourceApi } from '../../api/resource-api.js';
-import { createWithId } from '../../api/create-method.js';
+import { createWithIdParam } from '../../api/create-method.js';
 import { customMethod } from '../../api/custom-method.js';
 import { standardOperations } from '../../api/standard-operations.js';
 import { reinforcementFineTuningJobDefinition } from './reinforcement-fine-tuning-job-definition.js';
@@ -9,7 +9,7 @@ import type { ReinforcementFineTuningJobService } from './reinforcement-fine-tun
 /** RFT jobs over HTTP: create takes `?reinforcementFineTuningJobId=`; no update; `:cancel` and `:resume`. */
 export const reinforcementFineTuningJobApi = defineResourceApi<ReinforcementFineTuningJobService>({
   definition: reinforcementFineTuningJobDefinition, tag: 'Reinforcement fine-tuning jobs',
-  create: createWithId('reinforcementFineTuningJobId', (jobs, ctx, accountId, body, id) => jobs.create(ctx, accountId, body, id)),
+  create: createWithIdParam('reinforcementFineTuningJobId'),
   operations: (jobs) => standardOperations(jobs, ['delete']),
   customMethods: [
     customMethod({

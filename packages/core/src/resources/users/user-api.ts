@@ -1,5 +1,5 @@
 import { defineResourceApi } from '../../api/resource-api.js';
-import { createWithId } from '../../api/create-method.js';
+import { createWithIdParam } from '../../api/create-method.js';
 import { standardOperations } from '../../api/standard-operations.js';
 import { userDefinition } from './user-definition.js';
 import type { UserService } from './user-service.js';
@@ -7,6 +7,6 @@ import type { UserService } from './user-service.js';
 /** Users over HTTP: create takes `?userId=`. */
 export const userApi = defineResourceApi<UserService>({
   definition: userDefinition, tag: 'Users',
-  create: createWithId('userId', (users, ctx, accountId, body, id) => users.create(ctx, accountId, body, id)),
+  create: createWithIdParam('userId'),
   operations: (users) => standardOperations(users, ['update', 'delete']),
 });
