@@ -92,7 +92,7 @@ export class ChatStreamTurn {
 
   private reason(delta: string): void {
     if (!this.reasoning) {
-      this.reasoning = this.add<ReasoningItem>({ type: 'reasoning', id: newResponsesId('rs'), summary: [], content: [], encrypted_content: null, status: 'in_progress' });
+      this.reasoning = this.add<ReasoningItem>({ type: 'reasoning', id: newResponsesId('rs'), summary: [], content: [], status: 'in_progress' });
       this.events.partAdded(this.reasoning.item, this.reasoning.index, 0, { type: 'reasoning_text', text: '' });
     }
     this.reasoning.text += delta;

@@ -182,7 +182,7 @@ export function fromChatCompletion(completion: JsonObject, withReasoning: boolea
   const reasoning = reasoningOf(message);
   if (withReasoning && reasoning.length > 0) {
     const item: ReasoningItem = {
-      type: 'reasoning', id: newResponsesId('rs'), summary: [], content: [{ type: 'reasoning_text', text: reasoning }], encrypted_content: null, status: 'completed',
+      type: 'reasoning', id: newResponsesId('rs'), summary: [], content: [{ type: 'reasoning_text', text: reasoning }], status: 'completed',
     };
     items.push(item);
   }

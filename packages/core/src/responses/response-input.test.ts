@@ -40,7 +40,7 @@ describe('parseInput', () => {
     expect(items[0]).toMatchObject({ type: 'function_call', id: expect.stringMatching(/^fc_/), call_id: 'call_1', name: 'get_weather', status: 'completed' });
     expect(items[1]).toMatchObject({ type: 'function_call_output', id: expect.stringMatching(/^fco_/), call_id: 'call_1', output: '{"temp":20}' });
     expect(items[2]).toMatchObject({ output: [{ type: 'input_text', text: 'also' }] });
-    expect(items[3]).toEqual({ type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'thought' }], content: [], encrypted_content: null, status: 'completed' });
+    expect(items[3]).toEqual({ type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'thought' }], content: [], status: 'completed' });
   });
 
   it('accepts data URIs and refuses other image sources', () => {

@@ -187,7 +187,7 @@ function parseReasoning(item: JsonObject, path: string): ReasoningItem {
     id: idOf(item, path, 'rs'),
     summary: texts('summary', 'summary_text'),
     content: texts('content', 'reasoning_text'),
-    encrypted_content: typeof encrypted === 'string' ? encrypted : null,
+    ...(typeof encrypted === 'string' ? { encrypted_content: encrypted } : {}),
     status: statusOf(item, path),
   };
 }

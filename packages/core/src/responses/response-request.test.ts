@@ -22,7 +22,7 @@ describe('parseResponseRequest', () => {
     expect(request).toMatchObject({
       model, previousResponseId: null, instructions: null, maxOutputTokens: null, maxToolCalls: null, metadata: {},
       parallelToolCalls: true, reasoning: { effort: null, summary: null }, store: true, stream: false, background: false,
-      temperature: 1, topP: 1, presencePenalty: 0, frequencyPenalty: 0, topLogprobs: 0, text: { format: { type: 'text' }, verbosity: null },
+      temperature: 1, topP: 1, presencePenalty: 0, frequencyPenalty: 0, topLogprobs: 0, text: { format: { type: 'text' } },
       toolChoice: 'auto', tools: [], truncation: 'disabled', user: null, serviceTier: 'default', safetyIdentifier: null, promptCacheKey: null,
     });
     expect(request.input).toEqual([{ type: 'message', id: expect.stringMatching(/^msg_[0-9a-f]{32}$/), role: 'user', status: 'completed', content: [{ type: 'input_text', text: 'hi' }] }]);
@@ -38,7 +38,7 @@ describe('parseResponseRequest', () => {
     expect(request).toMatchObject({
       instructions: 'be brief', maxOutputTokens: 5, maxToolCalls: 2, metadata: { a: 'b' }, parallelToolCalls: false,
       reasoning: { effort: 'low', summary: 'auto' }, store: false, temperature: 0, topP: 0.5, truncation: 'auto', user: 'u1',
-      text: { format: { type: 'json_schema', name: 'out', schema: { type: 'object' }, description: null, strict: true }, verbosity: null },
+      text: { format: { type: 'json_schema', name: 'out', schema: { type: 'object' }, description: null, strict: true } },
       tools: [{ type: 'function', name: 'get_weather', description: null, parameters: { type: 'object' }, strict: true }],
       toolChoice: { type: 'function', name: 'get_weather' },
     });

@@ -137,12 +137,13 @@ function parseReasoning(value: JsonValue | undefined): ReasoningSettings {
 }
 
 function parseText(value: JsonValue | undefined): TextSettings {
-  if (isAbsent(value)) return { format: { type: 'text' }, verbosity: null };
+  if (isAbsent(value)) return { format: { type: 'text' } };
   if (!isPlainObject(value)) throw invalid('text must be an object', 'text', 'INVALID_TYPE');
   for (const key of Object.keys(value)) {
     if (key !== 'format' && key !== 'verbosity') throw invalid(`Unknown parameter: 'text.${key}'.`, `text.${key}`, 'UNKNOWN_PARAMETER');
   }
-  return { format: parseFormat(value.format), verbosity: readEnum(value, 'verbosity', ['low', 'medium', 'high'] as const, null, 'text.verbosity') };
+  const verbosity = readEnum(value, 'verbosity', ['low', 'medium', 'high'] as const, null, 'text.verbosity');
+  return { format: parseFormat(value.format), ...(verbosity !== null ? { verbosity } : {}) };
 }
 
 function parseFormat(value: JsonValue | undefined): TextFormat {
@@ -162,7 +163,8 @@ function parseFormat(value: JsonValue | undefined): TextFormat {
       const description = readString(value, 'description', undefined, 'text.format.description');
       const strict = value.strict;
       if (!isAbsent(strict) && typeof strict !== 'boolean') throw invalid('text.format.strict must be a boolean', 'text.format.strict', 'INVALID_TYPE');
-      return { type: 'json_schema', name, schema: value.schema, description, strict: typeof strict === 'boolean' ? strict : null };
+      // Unset strict is echoed as false, the default the engines apply (Open Responses: a boolean, never null).
+      return { type: 'json_schema', name, schema: value.schema, description, strict: typeof strict === 'boolean' ? strict : false };
     }
     default:
       throw invalid('text.format.type must be one of text, json_object, json_schema', 'text.format.type', 'UNSUPPORTED_VALUE');

@@ -40,7 +40,8 @@ export type ReasoningItem = {
   id: string;
   summary: Array<{ type: 'summary_text'; text: string }>;
   content: Array<{ type: 'reasoning_text'; text: string }>;
-  encrypted_content: string | null;
+  /** Present only when the reasoning came encrypted (Open Responses: a string when present, never null). */
+  encrypted_content?: string;
   status: ItemStatus;
 };
 
@@ -58,9 +59,10 @@ export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; name
 export type TextFormat =
   | { type: 'text' }
   | { type: 'json_object' }
-  | { type: 'json_schema'; name: string; schema: JsonObject; description: string | null; strict: boolean | null };
+  | { type: 'json_schema'; name: string; schema: JsonObject; description: string | null; strict: boolean };
 
-export type TextSettings = { format: TextFormat; verbosity: 'low' | 'medium' | 'high' | null };
+/** `verbosity` is left out unless the request set it (Open Responses: an enum value when present, never null). */
+export type TextSettings = { format: TextFormat; verbosity?: 'low' | 'medium' | 'high' };
 
 export type ReasoningSettings = { effort: string | null; summary: string | null };
 

@@ -217,7 +217,7 @@ export class TurnLoop {
           name: format.name,
           schema: format.schema,
           ...(format.description !== null ? { description: format.description } : {}),
-          ...(format.strict !== null ? { strict: format.strict } : {}),
+          strict: format.strict,
         },
       };
     }

@@ -12,3 +12,4 @@ export { MemoryStorage, memoryStorage, type MemoryStorageOptions } from '../stor
 export * from './test-runtime.js';
 export { describeQueueWorkerScenarios, type ScenarioStorage } from './queue-worker-scenarios.js';
 export * from './provisioner-contract.js';
+export * from './open-responses-conformance.js';
