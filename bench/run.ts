@@ -6,6 +6,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   'control-plane': async () => (await import('./control-plane/index.js')).runControlPlaneBenchmark(),
   storage: async () => (await import('./storage/index.js')).runStorageBenchmark(),
   inference: async () => (await import('./inference/index.js')).runInferenceBenchmark(),
+  responses: async () => (await import('./responses/index.js')).runResponsesBenchmark(),
   'hostile-bodies': async () => (await import('./hostile-bodies/index.js')).runHostileBodiesBenchmark(),
 };
 const requested = process.argv[2];

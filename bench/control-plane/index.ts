@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { startChildServer } from '../lib/child-server.js';
 import { printTable, runLoad, type LoadResult } from '../lib/load.js';
 import { pinToCpu } from '../lib/cpu-pinning.js';
-import { median, percent } from '../lib/stats.js';
+import { median, pairedRound, percent } from '../lib/stats.js';
 import { controlPlaneOperations } from './operations.js';
 
 /**
@@ -57,13 +57,7 @@ export async function runControlPlaneBenchmark(): Promise<{ getRatio: number; ro
       for (const [index, op] of operations.entries()) {
         const measureBare = async () => bareRuns[index]!.push(await runLoad({ url: op.bareUrl, headers: auth, connections, seconds, serverPid: bare.pid }));
         const measureGateway = async () => gatewayRuns[index]!.push(await runLoad({ url: op.gatewayUrl, headers: auth, connections, seconds, serverPid: gateway.pid }));
-        if (round % 2 === 0) {
-          await measureBare();
-          await measureGateway();
-        } else {
-          await measureGateway();
-          await measureBare();
-        }
+        await pairedRound(round, measureBare, measureGateway);
       }
     }
     for (const runs of [...bareRuns, ...gatewayRuns]) {

@@ -1,5 +1,6 @@
 import { coreServicesToken, createGateway, servingOptions, systemContext } from '@berth/core';
 import { memoryStorage } from '@berth/plugin-storage-memory';
+import { postgresStorage } from '@berth/plugin-storage-postgres';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { gpuxRuntime } from '@berth/plugin-runtime-gpux';
 import { serveGateway } from '@berth/plugin-transport-fastify';
@@ -8,15 +9,19 @@ import { serveGateway } from '@berth/plugin-transport-fastify';
  * Benchmark target (c): the full gateway — memory storage, API-key auth, the gpux runtime, core's
  * deployment reconciler and serving directory — with one deployment whose single replica is the engine
  * child, reached through the `static` provisioner (an existing OpenAI-compatible server by URL). The
- * engine runs in its own process, so its CPU is not counted in the gateway's.
+ * engine runs in its own process, so its CPU is not counted in the gateway's. With a second argument
+ * `postgres` the gateway stores on PostgreSQL (DATABASE_URL, schema BENCH_SCHEMA) instead of memory.
  */
-const engineUrl = process.argv[2];
-if (!engineUrl) throw new Error('usage: gateway-server.ts <engine url>');
+const [engineUrl, storageKind = 'memory'] = process.argv.slice(2);
+if (!engineUrl || (storageKind !== 'memory' && storageKind !== 'postgres')) throw new Error('usage: gateway-server.ts <engine url> [memory|postgres]');
+const storage = storageKind === 'postgres'
+  ? postgresStorage({ connectionString: process.env.DATABASE_URL, schema: process.env.BENCH_SCHEMA ?? 'berth_bench' })
+  : memoryStorage();
 const apiKey = 'bench-inference-key-000000000000';
 const model = 'accounts/bench/models/bench-model';
 const gateway = createGateway({
   plugins: [
-    memoryStorage(),
+    storage,
     apiKeyAuth(),
     gpuxRuntime({ provisioner: { kind: 'static', servers: { [model]: engineUrl }, pollIntervalMs: 50 } }),
     servingOptions({ pollIntervalMs: 200 }),
@@ -40,5 +45,5 @@ for (;;) {
   await new Promise((resolve) => setTimeout(resolve, 50));
 }
 const server = await serveGateway(gateway, { host: '127.0.0.1', port: 0 });
-console.log(JSON.stringify({ url: server.url, apiKey, model, directory: "core's serving layer: gpux runtime, static provisioner → engine child, reconciler, RuntimeServingDirectory" }));
+console.log(JSON.stringify({ url: server.url, apiKey, model, storage: storageKind, directory: "core's serving layer: gpux runtime, static provisioner → engine child, reconciler, RuntimeServingDirectory" }));
 process.on('SIGTERM', () => void server.close().then(() => gateway.stop()).then(() => process.exit(0)));

@@ -55,14 +55,15 @@ export async function measureLatency(target: Target, concurrency: number, second
   return { requests: samples.length, p50Us: percentile(samples, 50), p99Us: percentile(samples, 99), failures };
 }
 
-const firstToken = Buffer.from('"delta":{"content":');
+/** What marks a chat-completion chunk holding a content delta (the role-only chunk before it does not count). */
+export const chatFirstToken = Buffer.from('"delta":{"content":');
 
 /**
  * Time to the first streamed token: N sequential `stream: true` requests on one keep-alive connection,
- * each timed from send to the arrival of the first chunk holding a content delta (the role-only chunk
- * before it does not count). The rest of the stream is drained before the next request.
+ * each timed from send to the arrival of the first bytes holding `marker` (by default a chat chunk's
+ * content delta). The rest of the stream is drained before the next request.
  */
-export async function measureTtft(target: Target, requests: number): Promise<LatencyResult> {
+export async function measureTtft(target: Target, requests: number, marker: Buffer = chatFirstToken): Promise<LatencyResult> {
   assertLoopback(target.url);
   const pool = new Pool(target.url, { connections: 1, pipelining: 1 });
   const samples: number[] = [];
@@ -77,8 +78,8 @@ export async function measureTtft(target: Target, requests: number): Promise<Lat
       for await (const chunk of response.body) {
         if (first === undefined) {
           const seen = Buffer.concat([tail, chunk as Buffer]);
-          if (seen.includes(firstToken)) first = Number(process.hrtime.bigint() - start) / 1000;
-          else tail = seen.subarray(Math.max(0, seen.length - firstToken.length));
+          if (seen.includes(marker)) first = Number(process.hrtime.bigint() - start) / 1000;
+          else tail = seen.subarray(Math.max(0, seen.length - marker.length));
         }
       }
       if (response.statusCode === 200 && first !== undefined) samples.push(first);

@@ -8,3 +8,13 @@ export function median(values: readonly number[]): number {
 export function percent(ratio: number): string {
   return `${(100 * ratio).toFixed(1)}%`;
 }
+
+/**
+ * One paired round: the baseline and the subject back to back, the baseline first in even rounds and the
+ * subject first in odd ones, so neither side always runs on a machine the other just warmed or slowed.
+ */
+export async function pairedRound(round: number, baseline: () => Promise<unknown>, subject: () => Promise<unknown>): Promise<void> {
+  const [first, second] = round % 2 === 0 ? [baseline, subject] : [subject, baseline];
+  await first();
+  await second();
+}
