@@ -3,7 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createGateway, definePlugin, notFound, servingDirectoryToken, startReferenceEngine,
+  createGateway, definePlugin, notFound, queueWorkers, servingDirectoryToken, startReferenceEngine,
   type Gateway, type GatewayPlugin, type ReferenceEngine, type ServingDirectory,
 } from '@berth/core';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
@@ -13,7 +13,8 @@ import { serveGateway, type RunningServer } from '@berth/plugin-transport-fastif
 /**
  * Two gateway instances on one PostgreSQL schema (DATABASE_URL, or one embedded PGlite both share): a
  * response created on one is retrieved, continued and deleted on the other at once. Serving is a
- * directory that sends both to one reference engine.
+ * directory that sends both to one reference engine. Only the second runs queue workers (one at a
+ * time): background responses created on the first are run there.
  */
 const account = 'acme';
 const apiKey = 'responses-multi-instance-key-0123456789';
@@ -48,8 +49,9 @@ describe('Responses API on two gateway instances sharing PostgreSQL', () => {
     const storage = () => (pglite ? postgresStorage({ pool: pglitePool(pglite), schema }) : postgresStorage({ connectionString: databaseUrl!, schema }));
     // One after the other: the first runs the migrations and creates the bootstrap key.
     for (let i = 0; i < 2; i += 1) {
+      const workers = i === 1 ? [queueWorkers({ pollIntervalMs: 20, concurrency: 1 })] : [];
       const gateway = createGateway({
-        plugins: [storage(), apiKeyAuth({ cacheTtlMs: 0 }), oneEngine(() => engine)],
+        plugins: [storage(), ...workers, apiKeyAuth({ cacheTtlMs: 0 }), oneEngine(() => engine)],
         config: { bootstrapAccountId: account, bootstrapApiKey: apiKey },
       });
       await gateway.start();
@@ -86,5 +88,35 @@ describe('Responses API on two gateway instances sharing PostgreSQL', () => {
     await expect(a.responses.retrieve(first.id)).rejects.toMatchObject({ status: 404 });
     // The later responses carry their own copy of the conversation: deleting the first does not break the chain.
     expect((await a.responses.create({ model, input: 'Still there?', previous_response_id: third.id })).status).toBe('completed');
+  });
+
+  /** Retrieves on `on` until the response leaves queued / in_progress (or `until` holds). */
+  async function poll(on: OpenAI, id: string, until = (status: string) => status !== 'queued' && status !== 'in_progress'): Promise<OpenAI.Responses.Response> {
+    for (let i = 0; ; i += 1) {
+      const response = await on.responses.retrieve(id);
+      if (until(response.status ?? '') || i > 1000) return response;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('runs on the second instance’s workers a background response created on the first', async () => {
+    const created = await a.responses.create({ model, input: 'Say hello', background: true });
+    expect(created).toMatchObject({ status: 'queued', background: true });
+    const done = await poll(a, created.id);
+    expect(done.status).toBe('completed');
+    expect(done.output_text.length).toBeGreaterThan(0);
+  });
+
+  it('stops, from the first instance, the generation the second instance runs', async () => {
+    // Minutes before the first token: only a cancel that reaches the worker on b frees its only slot.
+    engine.setSpeed({ timeToFirstTokenMs: 120_000 });
+    const slow = await a.responses.create({ model, input: 'Write a very long story', background: true });
+    expect((await poll(a, slow.id, (status) => status === 'in_progress')).status).toBe('in_progress');
+    const cancelled = await a.responses.cancel(slow.id);
+    expect(cancelled.status).toBe('cancelled');
+    engine.setSpeed({});
+    const next = await a.responses.create({ model, input: 'Say hello', background: true });
+    expect((await poll(b, next.id)).status).toBe('completed');
+    expect((await b.responses.retrieve(slow.id)).status).toBe('cancelled');
   });
 });

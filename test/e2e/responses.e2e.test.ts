@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { apiKeyManagerToken, coreServicesToken, servingOptions, systemContext } from '@berth/core';
+import { apiKeyManagerToken, coreServicesToken, queueWorkers, servingOptions, systemContext } from '@berth/core';
 import { memoryStorage } from '@berth/plugin-storage-memory';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { gpuxRuntime } from '@berth/plugin-runtime-gpux';
@@ -40,6 +40,7 @@ beforeAll(async () => {
   h = await startHarness({
     plugins: [
       memoryStorage(),
+      queueWorkers({ pollIntervalMs: 20 }),
       apiKeyAuth({ cacheTtlMs: 0 }),
       gpuxRuntime({ provisioner: { kind: 'simulated', delays: { schedulingMs: 10, downloadingMs: 10, initializingMs: 10 } } }),
       servingOptions({ pollIntervalMs: 50 }),
@@ -223,12 +224,13 @@ describe('Responses API with the official client', () => {
       [{ model, input: 'x', metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata'],
       [{ model, input: 'x', tool_choice: 'required' }, 'tool_choice'],
       [{ model, input: 'x', truncation: 'never' }, 'truncation'],
-      [{ model, input: 'x', background: true }, 'background'],
+      [{ model, input: 'x', background: true, store: false }, 'store'],
       [{ model, input: 'x', tools: [{ type: 'mcp', server_label: 'x', server_url: 'https://example.com/mcp' }] }, 'tools[0].type'],
       [{ model: 'llama', input: 'x' }, 'model'],
       [{ input: 'x' }, 'model'],
       [{ model }, 'input'],
       [{ model, input: [{ type: 'function_call_output', call_id: 'call_x', output: 'y' }] }, 'input[0].call_id'],
+      [{ model, input: 'x', background: true, stream: true }, 'stream'],
     ];
     for (const [body, param] of cases) {
       const r = await h.call<{ error: Record<string, unknown> }>('POST', '/inference/v1/responses', { body });
@@ -259,6 +261,8 @@ describe('Responses API with the official client', () => {
     expect((await rejection(() => other.responses.delete(mine.id))).status).toBe(404);
     expect((await rejection(() => other.responses.inputItems.list(mine.id))).status).toBe(404);
     expect((await rejection(() => other.responses.create({ model, input: 'x', previous_response_id: mine.id }))).status).toBe(404);
+    const background = await client.responses.create({ model, input: 'private work', background: true });
+    expect((await rejection(() => other.responses.cancel(background.id))).status).toBe(404);
     expect((await h.call('GET', '/inference/v1/responses', { key: null })).status).toBe(401);
   });
 
@@ -266,6 +270,37 @@ describe('Responses API with the official client', () => {
     const doc = await h.call<{ paths: Record<string, Record<string, unknown>> }>('GET', '/openapi.json');
     expect(Object.keys(doc.body.paths['/inference/v1/responses']!).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.body.paths['/inference/v1/responses/{response_id}']!).sort()).toEqual(['delete', 'get']);
+    expect(doc.body.paths['/inference/v1/responses/{response_id}/cancel']).toHaveProperty('post');
     expect(doc.body.paths['/inference/v1/responses/{response_id}/input_items']).toHaveProperty('get');
+  });
+
+  it('runs a background response on the queue workers: queued at once, polled with retrieve until completed', async () => {
+    const created = await client.responses.create({ model, input: 'Describe the harbor at dawn', background: true, metadata: { mode: 'background' }, max_output_tokens: 64 });
+    expect(created).toMatchObject({ status: 'queued', background: true, store: true, output: [], completed_at: null, metadata: { mode: 'background' }, max_output_tokens: 64 });
+    let polled = created;
+    for (let i = 0; i < 500 && (polled.status === 'queued' || polled.status === 'in_progress'); i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      polled = await client.responses.retrieve(created.id);
+    }
+    expect(['completed', 'incomplete']).toContain(polled.status);
+    expect(polled).toMatchObject({ id: created.id, background: true, metadata: { mode: 'background' }, created_at: created.created_at });
+    expect(polled.output_text.length).toBeGreaterThan(0);
+    expect((polled.usage as unknown as Record<string, number>).output_tokens).toBeGreaterThan(0);
+    // Finished: a cancel answers it unchanged.
+    const cancelled = await client.responses.cancel(created.id);
+    expect(cancelled).toMatchObject({ id: created.id, status: polled.status, output: polled.output, usage: polled.usage });
+    expect((await h.call('GET', `/inference/v1/responses/${created.id}`)).body).toEqual((await h.call('POST', `/inference/v1/responses/${created.id}/cancel`)).body);
+    // It continues like any stored response.
+    const next = await client.responses.create({ model, input: 'And at dusk?', previous_response_id: created.id });
+    expect(next.status).toBe('completed');
+  });
+
+  it('cancels background responses only: 400 for a foreground response, 404 for an unknown id', async () => {
+    const foreground = await client.responses.create({ model, input: 'x' });
+    const refused = await rejection(() => client.responses.cancel(foreground.id));
+    expect(refused).toMatchObject({ status: 400, type: 'invalid_request_error' });
+    expect(refused.message).toContain('Only responses created with background=true can be cancelled');
+    expect((await rejection(() => client.responses.cancel('resp_0123456789abcdef0123456789abcdef'))).status).toBe(404);
+    expect((await h.call('POST', '/inference/v1/responses/resp_x/cancel', { key: null })).status).toBe(401);
   });
 });

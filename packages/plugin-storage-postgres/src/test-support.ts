@@ -73,3 +73,22 @@ export async function startOnFreshSchema(
     },
   };
 }
+
+/**
+ * Storage on a fresh schema of its own test database, and how to close both: what core's contract and scenario
+ * suites (`describeQueueWorkerScenarios`, `describeBackgroundResponseScenarios`) open before each test.
+ */
+export async function openScenarioStorage(): Promise<{ storage: Storage; close(): Promise<void> }> {
+  const database = await openTestDatabase();
+  const started = await startOnFreshSchema(database);
+  return {
+    storage: started.storage,
+    async close() {
+      await started.cleanup();
+      await database.close();
+    },
+  };
+}
+
+/** The label of the scenario suites: which database they run on. */
+export const scenarioLabel = databaseUrl ? 'PostgreSQL (DATABASE_URL)' : 'PostgreSQL (embedded PGlite)';

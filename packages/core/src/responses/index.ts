@@ -10,6 +10,9 @@ export type { FittedContext } from './context-window.js';
 export type { ChatCompletionCall, ChatCompletionOutcome, ChatModelClient, ChatStreamOutcome, UpstreamError } from './model-client.js';
 export type { ChatFunction, ResponseToolProvider, ToolSession } from './tool-provider.js';
 export type { ResponseListParams } from './response-list.js';
-export { ResponsesService, responseDeletedBody, type PreparedResponse, type ResponsesServiceDependencies } from './responses-service.js';
+export { ResponsesService, defaultCancelPollMs, responseDeletedBody, type PreparedResponse, type ResponsesServiceDependencies } from './responses-service.js';
 export type { ResponseEventSink } from './response-events.js';
-export { responseToolProvidersToken } from './tokens.js';
+export { backgroundResponsesToken, responseToolProvidersToken } from './tokens.js';
+export {
+  BackgroundResponses, backgroundResponsesQueue, type BackgroundResponseRunner, type BackgroundResponsesOptions,
+} from './background-responses.js';

@@ -7,10 +7,12 @@
 import type { JsonObject } from '../contracts/json.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { OrderTerm } from '../contracts/list-query.js';
-import type { ResourceStore } from '../ports/storage.js';
+import type { Principal } from '../contracts/request-context.js';
+import type { EnqueueRequest, ResourceStore, Storage, TransactionResourceStore } from '../ports/storage.js';
 import { Code, GatewayError, isGatewayError } from '../errors/index.js';
 import { sortKeyOf } from '../listing/index.js';
-import type { ConversationItem, ResponseObject } from './response-types.js';
+import type { ResponseRequest } from './response-request.js';
+import type { ConversationItem, ResponseObject, ResponseStatus } from './response-types.js';
 
 /** The collection of stored responses under an account. */
 export const responsesCollection = 'responses';
@@ -21,13 +23,37 @@ export interface StoredResponse {
   readonly conversation: ConversationItem[];
 }
 
+/** What a background response's worker needs besides the stored conversation: the request and who made it. */
+export interface BackgroundWork {
+  readonly request: ResponseRequest;
+  /** The caller that created the response: the worker resolves the model with the caller's rights. */
+  readonly principal: Principal;
+}
+
+/** A stored background response with what its worker runs. */
+export interface StoredBackgroundResponse extends StoredResponse {
+  readonly work: BackgroundWork;
+}
+
+/** Statuses a background response leaves only once (to a terminal one). */
+export function isActiveStatus(status: ResponseStatus): boolean {
+  return status === 'queued' || status === 'in_progress';
+}
+
 /** A page of stored responses, newest first. */
 export interface StoredResponsePage {
   readonly responses: ResponseObject[];
   readonly hasMore: boolean;
 }
 
-type ResponseRecord = JsonObject & { name: string; createTime: string; response: ResponseObject; conversation: ConversationItem[] };
+type ResponseRecord = JsonObject & {
+  name: string;
+  createTime: string;
+  response: ResponseObject;
+  conversation: ConversationItem[];
+  /** Background responses only: the parsed request (plain JSON data) and its principal. */
+  background?: JsonObject;
+};
 
 const createTime = { path: ['createTime'], type: 'timestamp' } as const;
 const name = { path: ['name'], type: 'string' } as const;
@@ -42,12 +68,28 @@ export function responseNotFound(id: string, param?: string): GatewayError {
 /** Ids a caller may name: anything else cannot be a stored response (and must not reach a resource name). */
 const idPattern = /^[A-Za-z0-9_-]{1,128}$/;
 
+function isBackgroundWork(value: unknown): value is BackgroundWork {
+  if (typeof value !== 'object' || value === null) return false;
+  const work = value as { request?: unknown; principal?: unknown };
+  return typeof work.request === 'object' && work.request !== null && typeof work.principal === 'object' && work.principal !== null;
+}
+
 function isRecord(data: JsonObject): data is ResponseRecord {
   return typeof data.createTime === 'string' && typeof data.response === 'object' && Array.isArray(data.conversation);
 }
 
+/**
+ * Decides a stored response's next state from its current one (read under the record's lock):
+ * the new response object, or undefined to leave it as it is.
+ */
+export type ResponseTransition = (current: ResponseObject) => ResponseObject | undefined;
+
 export class ResponseStore {
-  constructor(private readonly resources: ResourceStore) {}
+  /** `storage` (transactions and the queue) is needed by background responses only. */
+  constructor(
+    private readonly resources: ResourceStore,
+    private readonly storage?: Pick<Storage, 'transaction'>,
+  ) {}
 
   /** `accounts/<account>/responses/<id>`, or undefined for an id no response can have. */
   nameOf(accountId: string, id: string): string | undefined {
@@ -60,6 +102,54 @@ export class ResponseStore {
     if (recordName === undefined) throw new Error('a stored response needs a response id');
     const record: ResponseRecord = { name: recordName, createTime: new Date(createTimeMs).toISOString(), response, conversation };
     await this.resources.create(ctx, recordName, record);
+  }
+
+  /**
+   * Stores a new background response together with its job (`job(name)`), in one transaction: the job
+   * runs only a response that exists, and a response never waits for a job that was not written.
+   */
+  async saveBackground(
+    ctx: RequestContext, accountId: string, response: ResponseObject, conversation: ConversationItem[], createTimeMs: number,
+    work: BackgroundWork, job: (name: string) => EnqueueRequest,
+  ): Promise<void> {
+    const recordName = this.nameOf(accountId, response.id ?? '');
+    if (recordName === undefined) throw new Error('a stored response needs a response id');
+    if (!this.storage) throw new Error('background responses need the storage (transactions and the queue)');
+    // ResponseRequest and Principal are plain JSON data (strings, numbers, booleans, arrays, objects).
+    const background = work as unknown as JsonObject;
+    const record: ResponseRecord = { name: recordName, createTime: new Date(createTimeMs).toISOString(), response, conversation, background };
+    await this.storage.transaction(ctx, async (tx) => {
+      await tx.resources.create(ctx, recordName, record);
+      await tx.queue.enqueue(ctx, job(recordName));
+    });
+  }
+
+  /** A stored background response by its record name, with its work; undefined when gone or not a background one. */
+  async loadBackground(ctx: RequestContext, recordName: string): Promise<StoredBackgroundResponse | undefined> {
+    const stored = await this.resources.get(ctx, recordName);
+    if (!stored || !isRecord(stored.data) || !isBackgroundWork(stored.data.background)) return undefined;
+    return { response: stored.data.response, conversation: stored.data.conversation, work: stored.data.background };
+  }
+
+  /**
+   * Applies `transition` to a stored response under the record's lock (`getForUpdate` in a storage
+   * transaction), so concurrent transitions of one response run one after another and each sees the
+   * result of the previous: a cancel racing a completion leaves exactly one terminal status. With `tx`
+   * the change joins that transaction (e.g. the job's fenced completion). Returns the response as
+   * stored afterwards, or undefined when the record is gone.
+   */
+  async transition(ctx: RequestContext, recordName: string, transition: ResponseTransition, tx?: { resources: TransactionResourceStore }): Promise<ResponseObject | undefined> {
+    const apply = async (resources: TransactionResourceStore): Promise<ResponseObject | undefined> => {
+      const current = await resources.getForUpdate(ctx, recordName);
+      if (!current || !isRecord(current.data)) return undefined;
+      const next = transition(current.data.response);
+      if (next === undefined) return current.data.response;
+      await resources.update(ctx, recordName, { ...current.data, response: next }, current.etag);
+      return next;
+    };
+    if (tx) return apply(tx.resources);
+    if (!this.storage) throw new Error('response transitions need the storage (transactions)');
+    return this.storage.transaction(ctx, (opened) => apply(opened.resources));
   }
 
   /** The stored response `id` of the account, or undefined (also for another account's id). */

@@ -139,7 +139,7 @@ describe('ResponsesService.create', () => {
     expect((await service.get(ctx, failed.id!)).status).toBe('failed');
   });
 
-  it('refuses stream and background in this version, unknown models and missing callers', async () => {
+  it('refuses stream without a streaming caller, background without the storage, unknown models and missing callers', async () => {
     await expect(service.create(ctx, { model: fixtureModel, input: 'x', stream: true })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'stream' });
     await expect(service.create(ctx, { model: fixtureModel, input: 'x', background: true })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'background' });
     await expect(service.create(ctx, { model: 'accounts/acme/models/other', input: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });

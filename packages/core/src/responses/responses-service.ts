@@ -5,10 +5,12 @@
  */
 import type { RequestContext } from '../contracts/request-context.js';
 import { authorize } from '../auth/permissions.js';
-import { Code, isGatewayError, renderInferenceError, unauthenticated } from '../errors/index.js';
+import { Code, GatewayError, isGatewayError, unauthenticated } from '../errors/index.js';
 import { clockMs, type Clock } from '../ports/clock.js';
 import type { ModelTarget, ServingDirectory } from '../ports/serving-directory.js';
-import type { ResourceStore } from '../ports/storage.js';
+import type { ResourceStore, Storage } from '../ports/storage.js';
+import type { QueueJobContext } from '../workers/queue-handler.js';
+import { backgroundResponseJob, responseErrorOf, type BackgroundResponseRunner } from './background-responses.js';
 import type { ChatModelClient } from './model-client.js';
 import { invalid } from './request-values.js';
 import { newResponsesId } from './response-ids.js';
@@ -17,7 +19,7 @@ import { responseListBody, pageInputItems, parseResponseListParams, type Respons
 import { buildResponseObject, type ResponseOutcome } from './response-object.js';
 import { ResponseEventWriter, type ResponseEventSink } from './response-events.js';
 import { parseResponseRequest, type ResponseRequest } from './response-request.js';
-import { ResponseStore, responseNotFound } from './response-store.js';
+import { isActiveStatus, ResponseStore, responseNotFound, type StoredBackgroundResponse } from './response-store.js';
 import type { ConversationItem, ResponseList, ResponseObject } from './response-types.js';
 import type { ResponseToolProvider, ToolSession } from './tool-provider.js';
 import { TurnLoop, zeroUsage } from './turn-loop.js';
@@ -33,7 +35,20 @@ export interface ResponsesServiceDependencies {
   readonly clock: Clock;
   /** The gateway-run tool provider (MCP), at most one. None: only function tools. */
   readonly toolProviders?: readonly ResponseToolProvider[];
+  /**
+   * The storage's transactions and durable queue: enables `background: true` (the response is stored
+   * with its job in one transaction). Without it, background is refused with 400.
+   */
+  readonly storage?: Storage;
+  /**
+   * How often a running background response re-reads its stored status, to notice a cancel made on
+   * another gateway instance (one made on this instance stops it at once). Default 500 ms.
+   */
+  readonly cancelPollMs?: number;
 }
+
+/** The default period of a running background response's cancel check. */
+export const defaultCancelPollMs = 500;
 
 /** A response checked and routed, ready to run ({@link ResponsesService.prepare}). */
 export interface PreparedResponse {
@@ -53,16 +68,18 @@ export interface PreparedResponse {
 /** The body of a successful delete, as the reference API answers it. */
 export const responseDeletedBody = { message: 'Response deleted successfully' } as const;
 
-export class ResponsesService {
+export class ResponsesService implements BackgroundResponseRunner {
   private readonly store: ResponseStore;
   private readonly loop: TurnLoop;
   private readonly providers: readonly ResponseToolProvider[];
   /** Last record time handed out: responses created by one instance list in creation order. */
   private lastCreateMs = 0;
+  /** Background responses this instance runs, by record name: a cancel made here aborts them at once. */
+  private readonly running = new Map<string, AbortController>();
 
   /** Throws when more than one tool provider is given: requests could not tell which runs a tool. */
   constructor(private readonly deps: ResponsesServiceDependencies) {
-    this.store = new ResponseStore(deps.resources);
+    this.store = new ResponseStore(deps.resources, deps.storage);
     this.loop = new TurnLoop(deps.client);
     this.providers = deps.toolProviders ?? [];
     if (this.providers.length > 1) {
@@ -90,7 +107,7 @@ export class ResponsesService {
   async prepare(ctx: RequestContext, body: unknown): Promise<PreparedResponse> {
     const accountId = this.accountOf(ctx);
     const request = parseResponseRequest(body, this.providers);
-    if (request.background) throw invalid('background: true is not yet supported by this gateway; send background: false', 'background', 'UNSUPPORTED_VALUE');
+    if (request.background) this.checkBackground(request);
     const createdAtMs = clockMs(this.deps.clock);
     // Read side by side; a refused previous response is told before a refused model, whichever came first.
     const [history, routed] = await Promise.allSettled([
@@ -116,6 +133,7 @@ export class ResponsesService {
    * response instead of being thrown. CANCELLED (the caller went away) is thrown and nothing is stored.
    */
   async run(ctx: RequestContext, prepared: PreparedResponse, sink?: ResponseEventSink): Promise<ResponseObject> {
+    if (prepared.request.background) return this.enqueue(ctx, prepared);
     const { request, id, createdAtMs } = prepared;
     const session = await this.openSession(ctx, request);
     const events = sink ? new ResponseEventWriter(sink) : undefined;
@@ -127,8 +145,7 @@ export class ResponsesService {
       outcome = await this.loop.run(ctx, input, events).catch((error: unknown) => {
         // Once the stream started, a refusal can only be told in it: the response fails.
         if (!events || !isGatewayError(error) || error.code === Code.CANCELLED) throw error;
-        const { type, code, message } = renderInferenceError(error).body.error;
-        return { status: 'failed', output: [], usage: zeroUsage, incompleteReason: null, error: { type, code: code ?? 'server_error', message } } satisfies ResponseOutcome;
+        return failedOutcome(error);
       });
     } finally {
       await session?.close();
@@ -137,6 +154,62 @@ export class ResponsesService {
     if (id !== null) await this.store.save(ctx, prepared.accountId, response, prepared.context, this.nextCreateMs(createdAtMs));
     events?.finished(response);
     return response;
+  }
+
+  /**
+   * Cancels a background response of the caller's account that is still queued or in progress: it is
+   * stored `cancelled` and its worker, on whichever instance, stops its generation. A response already
+   * in a terminal status is answered unchanged (cancelling twice is idempotent, as the reference API
+   * does). NOT_FOUND for an unknown id; INVALID_ARGUMENT for a response not created with `background: true`.
+   */
+  async cancel(ctx: RequestContext, id: string): Promise<ResponseObject> {
+    const accountId = this.accountOf(ctx);
+    const stored = await this.store.load(ctx, accountId, id);
+    const name = this.store.nameOf(accountId, id);
+    if (!stored || name === undefined) throw responseNotFound(id);
+    if (!stored.response.background) throw invalid('Only responses created with background=true can be cancelled', null, 'UNSUPPORTED_VALUE');
+    const cancelled = await this.store.transition(ctx, name, (current) => (isActiveStatus(current.status) ? { ...current, status: 'cancelled' } : undefined));
+    if (!cancelled) throw responseNotFound(id);
+    if (cancelled.status === 'cancelled') this.running.get(name)?.abort(cancelledError());
+    return cancelled;
+  }
+
+  /**
+   * Runs the stored background response `name` for its queue job: marks it in_progress, runs its turns
+   * (aborted when it is cancelled: on this instance at once, from another one within `cancelPollMs`)
+   * and stores the outcome in the same transaction as the job's fenced completion, unless a cancel came
+   * first. A response no longer queued or in progress (cancelled before it started, or finished by an
+   * earlier attempt) is left as it is. Throws what the queue should retry; CANCELLED when the job was lost.
+   */
+  async runBackground(jobCtx: QueueJobContext, name: string): Promise<void> {
+    const stored = await this.store.loadBackground(jobCtx, name);
+    if (!stored || !isActiveStatus(stored.response.status)) return;
+    // A retried attempt (its worker died) starts over: the output so far is dropped.
+    const started = await this.store.transition(jobCtx, name, (current) =>
+      isActiveStatus(current.status) ? { ...current, status: 'in_progress', output: [], error: null, incomplete_details: null } : undefined);
+    if (started?.status !== 'in_progress') return;
+    const stop = new AbortController();
+    const relay = () => stop.abort(jobCtx.signal.reason);
+    jobCtx.signal.addEventListener('abort', relay, { once: true });
+    this.running.set(name, stop);
+    const watch = this.watchCancel(jobCtx, name, stop);
+    try {
+      const ctx: RequestContext = { requestId: jobCtx.requestId, principal: stored.work.principal, signal: stop.signal };
+      const outcome = await this.backgroundOutcome(ctx, stored).catch((error: unknown) => {
+        if (stop.signal.aborted) return undefined;
+        throw error;
+      });
+      if (outcome === undefined) {
+        if (jobCtx.signal.aborted) throw jobCtx.signal.reason ?? cancelledError();
+        return; // Cancelled: the record already says so.
+      }
+      const finished = buildResponseObject(stored.work.request, started.id, started.created_at * 1000, clockMs(this.deps.clock), outcome);
+      await jobCtx.commit((tx) => this.store.transition(jobCtx, name, (current) => (current.status === 'in_progress' ? finished : undefined), tx));
+    } finally {
+      clearInterval(watch);
+      jobCtx.signal.removeEventListener('abort', relay);
+      if (this.running.get(name) === stop) this.running.delete(name);
+    }
   }
 
   /** A stored response of the caller's account. NOT_FOUND otherwise. */
@@ -168,6 +241,70 @@ export class ResponsesService {
     const stored = await this.store.load(ctx, accountId, id);
     if (!stored) throw responseNotFound(id);
     return pageInputItems(stored.conversation, options);
+  }
+
+  /** Background needs the storage (it is stored with its job) and is polled, not streamed. */
+  private checkBackground(request: ResponseRequest): void {
+    if (!this.deps.storage) throw invalid('background: true is not supported by this gateway (it has no durable queue); send background: false', 'background', 'UNSUPPORTED_VALUE');
+    if (!request.store) throw invalid('background: true needs store: true (a background response is stored so it can be polled)', 'store', 'UNSUPPORTED_VALUE');
+    if (request.stream) {
+      throw invalid('stream: true with background: true is not supported: create the background response without stream and poll GET /inference/v1/responses/{id}', 'stream', 'UNSUPPORTED_VALUE');
+    }
+  }
+
+  /** Stores a background response `queued` with its job (one transaction) and answers it. */
+  private async enqueue(ctx: RequestContext, prepared: PreparedResponse): Promise<ResponseObject> {
+    const { request, id, createdAtMs, accountId, context } = prepared;
+    const principal = ctx.principal;
+    if (id === null || !principal) throw new Error('a background response is stored and has a caller');
+    const queued = buildResponseObject(request, id, createdAtMs, null, { status: 'queued', output: [], usage: zeroUsage, incompleteReason: null, error: null });
+    await this.store.saveBackground(ctx, accountId, queued, context, this.nextCreateMs(createdAtMs), { request, principal }, backgroundResponseJob);
+    return queued;
+  }
+
+  /**
+   * A background response's turns, from its stored request and conversation. What a foreground request
+   * would have been refused for now (the model undeployed, a refusal by the engine) fails the response.
+   * Throws CANCELLED once `ctx.signal` aborted.
+   */
+  private async backgroundOutcome(ctx: RequestContext, stored: StoredBackgroundResponse): Promise<ResponseOutcome> {
+    const { request } = stored.work;
+    const context = stored.conversation;
+    try {
+      const target = await this.deps.directory.resolve(ctx, request.model, { facts: true });
+      const fitted = fitContext(request.instructions, context, offeredFunctions(request.tools), promptLimit(target.facts?.contextLength), request.truncation);
+      const session = await this.openSession(ctx, request);
+      try {
+        return await this.loop.run(ctx, { request, context, target, fitted, ...(session ? { session } : {}) });
+      } finally {
+        await session?.close();
+      }
+    } catch (error) {
+      if (!isGatewayError(error) || error.code === Code.CANCELLED || ctx.signal?.aborted) throw error;
+      // Transient trouble outside the model (the loop itself fails the response for an unreachable
+      // replica) is retried by the queue; everything else is this response's failure.
+      if (error.code === Code.UNAVAILABLE || error.code === Code.ABORTED) throw error;
+      return failedOutcome(error);
+    }
+  }
+
+  /** Re-reads the record every `cancelPollMs`: a cancel made on another instance (or a delete) aborts `stop`. */
+  private watchCancel(ctx: RequestContext, name: string, stop: AbortController): NodeJS.Timeout {
+    let reading = false;
+    return setInterval(() => {
+      if (reading || stop.signal.aborted) return;
+      reading = true;
+      this.deps.resources
+        .get(ctx, name)
+        .then((record) => {
+          const status = (record?.data.response as { status?: unknown } | undefined)?.status;
+          if (status !== 'in_progress') stop.abort(cancelledError());
+        })
+        .catch(() => undefined) // A failed read is tried again on the next tick.
+        .finally(() => {
+          reading = false;
+        });
+    }, this.deps.cancelPollMs ?? defaultCancelPollMs);
   }
 
   private accountOf(ctx: RequestContext): string {
@@ -202,4 +339,13 @@ export class ResponsesService {
     this.lastCreateMs = Math.max(createdAtMs, this.lastCreateMs + 1);
     return this.lastCreateMs;
   }
+}
+
+/** A response failed by `error` (its message, type and code as the inference error format renders them). */
+function failedOutcome(error: GatewayError): ResponseOutcome {
+  return { status: 'failed', output: [], usage: zeroUsage, incompleteReason: null, error: responseErrorOf(error) };
+}
+
+function cancelledError(): GatewayError {
+  return new GatewayError(Code.CANCELLED, 'the background response was cancelled', { reason: 'RESPONSE_CANCELLED' });
 }

@@ -12,6 +12,8 @@ import {
 import { optional } from '../kernel/token.js';
 import { systemContext } from '../kernel/request-context.js';
 import { deploymentPurgeHandler } from '../resources/deployments/deployment-purge.js';
+import { BackgroundResponses } from '../responses/background-responses.js';
+import { backgroundResponsesToken } from '../responses/tokens.js';
 import { ResourceEnvironment } from '../resources/common/resource-environment.js';
 import { GatewaySecrets } from '../resources/common/secrets.js';
 import { permissiveServingAdvisor } from '../resources/common/sizing.js';
@@ -40,6 +42,8 @@ export function coreModule(): GatewayPlugin {
     register(binder) {
       // Core's own durable work; run by a queue worker pool when the host installs `queueWorkers()`.
       binder.contribute({ token: queueHandlersToken, deps: [clockToken], factory: deploymentPurgeHandler });
+      binder.bind({ token: backgroundResponsesToken, deps: [], factory: () => new BackgroundResponses() });
+      binder.contribute({ token: queueHandlersToken, deps: [backgroundResponsesToken], factory: (background) => background.handler });
       binder.bind({
         token: resourceEnvironmentToken,
         deps: [storageToken, clockToken, idGeneratorToken],

@@ -13,3 +13,4 @@ export * from './test-runtime.js';
 export { describeQueueWorkerScenarios, type ScenarioStorage } from './queue-worker-scenarios.js';
 export * from './provisioner-contract.js';
 export * from './open-responses-conformance.js';
+export { describeBackgroundResponseScenarios } from './background-response-scenarios.js';

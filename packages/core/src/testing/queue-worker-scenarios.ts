@@ -45,7 +45,7 @@ function withQueue(storage: Storage, replaced: Partial<JobQueue>): Storage {
 }
 
 /** The storage with `queue.renew` a no-op: a worker whose heartbeats never arrive (a paused process). */
-function withoutRenewals(storage: Storage): Storage {
+export function withoutRenewals(storage: Storage): Storage {
   return withQueue(storage, { renew: async () => undefined });
 }
 

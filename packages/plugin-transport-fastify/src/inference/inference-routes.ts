@@ -13,6 +13,8 @@ import { documentedOnly, responsesRouteSpecs } from './responses-openapi.js';
 export interface InferenceRouteOptions extends InferenceProxyOptions {
   /** Idle time before a streamed response (`/inference/v1/responses`, `stream: true`) writes a heartbeat comment. Default 15 s. */
   readonly responsesHeartbeatMs?: number;
+  /** How often a running background response checks whether another gateway instance cancelled it. Default 500 ms. */
+  readonly responsesCancelPollMs?: number;
 }
 
 export interface InferenceRouteDependencies {
@@ -50,6 +52,7 @@ export function registerInferenceRoutes(app: FastifyInstance, deps: InferenceRou
   registerResponsesRoutes(app, {
     gateway, auth, client: proxy, routeOptions, logger: deps.logger ?? gateway.logger,
     ...(deps.options?.responsesHeartbeatMs !== undefined ? { heartbeatMs: deps.options.responsesHeartbeatMs } : {}),
+    ...(deps.options?.responsesCancelPollMs !== undefined ? { cancelPollMs: deps.options.responsesCancelPollMs } : {}),
   });
 
   app.get(modelsPath, routeOptions, async (request, reply) => {

@@ -97,7 +97,10 @@ export function responsesRouteSpecs(): RouteSpec[] {
           input: { description: 'A string, or a list of input items (messages with input_text/input_image, function_call_output, …).' },
           previous_response_id: nullable({ type: 'string' }),
           stream: nullable({ type: 'boolean', description: 'true answers text/event-stream: response.created … response.completed (or incomplete/failed), each event with a sequence_number.' }),
-          background: nullable({ type: 'boolean', description: 'Not yet supported: true is refused with 400.' }),
+          background: nullable({
+            type: 'boolean',
+            description: 'true answers at once with the stored response `queued`; the queue workers run it (poll GET, stop with POST …/cancel). Needs store true; not with stream true.',
+          }),
           ...settings,
         },
       },
@@ -109,6 +112,12 @@ export function responsesRouteSpecs(): RouteSpec[] {
     {
       method: 'DELETE', path: byId, tag: 'Inference', operationId: 'deleteResponse', summary: 'Delete a stored response',
       response: { type: 'object', properties: { message: { type: 'string', const: 'Response deleted successfully' } } },
+      handle: documentedOnly,
+    },
+    {
+      method: 'POST', path: `${byId}/cancel`, tag: 'Inference', operationId: 'cancelResponse',
+      summary: 'Cancel a background response that is queued or in progress (a terminal one is answered unchanged; a response not created with background true is 400)',
+      response: responseSchema,
       handle: documentedOnly,
     },
     {

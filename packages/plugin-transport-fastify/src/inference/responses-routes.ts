@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import {
-  ResponsesService, clockToken, responseToolProvidersToken, servingDirectoryToken, storageToken,
+  ResponsesService, backgroundResponsesToken, clockToken, responseToolProvidersToken, servingDirectoryToken, storageToken,
   type ChatModelClient, type Gateway, type GatewayLogger,
 } from '@berth/core';
 import type { BearerAuthentication } from '../authentication.js';
@@ -19,6 +19,8 @@ export interface ResponsesRouteDependencies {
   readonly logger?: GatewayLogger;
   /** Idle time before a streamed response writes a heartbeat comment. Default 15 s. */
   readonly heartbeatMs?: number;
+  /** How often a running background response checks whether another instance cancelled it. Default 500 ms. */
+  readonly cancelPollMs?: number;
 }
 
 /** Query parameters as single strings (a repeated parameter keeps its first value). */
@@ -33,19 +35,25 @@ function queryOf(request: FastifyRequest): Record<string, string | undefined> {
 
 /**
  * The Responses API over HTTP: create (whole, or streamed as Server-Sent Events with `stream: true`),
- * retrieve, delete, list, input items. The domain (rules, turns,
+ * retrieve, delete, list, input items, and cancel of a background response (run by the queue workers). The domain (rules, turns,
  * storage) is core's {@link ResponsesService}; errors reach the server's error handler, which answers
  * `/inference/...` URLs in the inference format.
  */
 export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRouteDependencies): ResponsesService {
   const { gateway, auth, routeOptions } = deps;
+  const storage = gateway.resolve(storageToken);
   const service = new ResponsesService({
-    resources: gateway.resolve(storageToken).resources,
+    resources: storage.resources,
+    storage,
+    ...(deps.cancelPollMs !== undefined ? { cancelPollMs: deps.cancelPollMs } : {}),
     directory: gateway.resolve(servingDirectoryToken),
     client: deps.client,
     clock: gateway.resolve(clockToken),
     toolProviders: gateway.resolveAll(responseToolProvidersToken),
   });
+  // This instance's queue workers run background responses through this service (over the inference proxy).
+  const detach = gateway.resolve(backgroundResponsesToken).attach(service);
+  app.addHook('onClose', async () => detach());
   const contextOf = (request: FastifyRequest, reply: FastifyReply) => inferenceContext(request, reply, auth.principalOf(request));
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
   const answer = (reply: FastifyReply, request: FastifyRequest, body: unknown) => reply.header('x-request-id', request.id).send(body);
@@ -74,6 +82,7 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
   app.get(responsesPath, routeOptions, async (request, reply) => answer(reply, request, await service.list(contextOf(request, reply), queryOf(request))));
   app.get(`${responsesPath}/:id`, routeOptions, async (request, reply) => answer(reply, request, await service.get(contextOf(request, reply), idOf(request))));
   app.delete(`${responsesPath}/:id`, routeOptions, async (request, reply) => answer(reply, request, await service.delete(contextOf(request, reply), idOf(request))));
+  app.post(`${responsesPath}/:id/cancel`, routeOptions, async (request, reply) => answer(reply, request, await service.cancel(contextOf(request, reply), idOf(request))));
   app.get(`${responsesPath}/:id/input_items`, routeOptions, async (request, reply) =>
     answer(reply, request, await service.inputItems(contextOf(request, reply), idOf(request), queryOf(request))));
   return service;
