@@ -6,6 +6,7 @@
  */
 import { Code, GatewayError, renderInferenceError } from '../errors/index.js';
 import type { ClaimedJob, EnqueueRequest } from '../ports/storage.js';
+import type { BackoffOptions } from '../workers/backoff.js';
 import { defineQueueHandler, type AtLeastOnceQueueHandler, type QueueJobContext } from '../workers/queue-handler.js';
 import { isActiveStatus, ResponseStore } from './response-store.js';
 import type { ResponseObject } from './response-types.js';
@@ -36,6 +37,8 @@ export interface BackgroundResponseRunner {
 export interface BackgroundResponsesOptions {
   /** Lease of a claimed job (renewed while it runs): how long a dead worker's response waits to be retried. Default 30 s. */
   readonly leaseMs?: number;
+  /** Delays before a failed attempt is retried (default: 1 s, doubling). */
+  readonly backoff?: BackoffOptions;
 }
 
 /**
@@ -53,6 +56,7 @@ export class BackgroundResponses {
     this.handler = defineQueueHandler({
       queue: backgroundResponsesQueue,
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+      ...(options.backoff !== undefined ? { backoff: options.backoff } : {}),
       handle: (ctx, job) => this.handle(ctx, job),
     });
   }

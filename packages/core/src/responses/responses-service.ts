@@ -199,9 +199,11 @@ export class ResponsesService implements BackgroundResponseRunner {
         if (stop.signal.aborted) return undefined;
         throw error;
       });
-      if (outcome === undefined) {
-        if (jobCtx.signal.aborted) throw jobCtx.signal.reason ?? cancelledError();
-        return; // Cancelled: the record already says so.
+      // Whatever the turns made of an abort (thrown, or a failed turn), an aborted run stores nothing.
+      if (outcome === undefined || stop.signal.aborted) {
+        const reason: unknown = stop.signal.reason;
+        if (isGatewayError(reason) && reason.reason === cancelledReason) return; // Cancelled: the record already says so.
+        throw reason ?? cancelledError(); // The job was lost, or this instance stops serving: the queue retries it.
       }
       const finished = buildResponseObject(stored.work.request, started.id, started.created_at * 1000, clockMs(this.deps.clock), outcome);
       await jobCtx.commit((tx) => this.store.transition(jobCtx, name, (current) => (current.status === 'in_progress' ? finished : undefined), tx));
@@ -209,6 +211,17 @@ export class ResponsesService implements BackgroundResponseRunner {
       clearInterval(watch);
       jobCtx.signal.removeEventListener('abort', relay);
       if (this.running.get(name) === stop) this.running.delete(name);
+    }
+  }
+
+  /**
+   * Aborts the background responses this instance is running, for a server that stops serving (its model
+   * client is closing): each job's attempt fails and the queue runs the response again, here after a
+   * restart or on another instance, instead of storing it failed.
+   */
+  handOverBackground(): void {
+    for (const running of this.running.values()) {
+      running.abort(new GatewayError(Code.UNAVAILABLE, 'this gateway instance stopped serving the Responses API; the background response runs again', { reason: 'INSTANCE_STOPPING' }));
     }
   }
 
@@ -346,6 +359,8 @@ function failedOutcome(error: GatewayError): ResponseOutcome {
   return { status: 'failed', output: [], usage: zeroUsage, incompleteReason: null, error: responseErrorOf(error) };
 }
 
+const cancelledReason = 'RESPONSE_CANCELLED';
+
 function cancelledError(): GatewayError {
-  return new GatewayError(Code.CANCELLED, 'the background response was cancelled', { reason: 'RESPONSE_CANCELLED' });
+  return new GatewayError(Code.CANCELLED, 'the background response was cancelled', { reason: cancelledReason });
 }

@@ -82,7 +82,8 @@ export function describeBackgroundResponseScenarios(label: string, open: () => P
       const service = new ResponsesService({
         resources: on.resources, storage: on, directory: fixtureDirectory(on.resources), client, clock: systemClock, cancelPollMs: 20,
       });
-      const background = new BackgroundResponses(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {});
+      // Failed attempts are retried after 10 ms rather than a second, to keep the scenarios short.
+      const background = new BackgroundResponses({ backoff: { initialMs: 10 }, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
       background.attach(service);
       return {
         service,
@@ -199,6 +200,23 @@ export function describeBackgroundResponseScenarios(label: string, open: () => P
       stalled.client.open();
       await jobDone(created.id!);
       expect(await healthy.service.get(ctx, created.id!)).toEqual(done);
+    });
+
+    it('hands a running response back to the queue when its instance stops serving, and another runs it', async () => {
+      const stopping = instance(new GatedClient());
+      stopping.start();
+      const created = await stopping.service.create(ctx, { model: fixtureModel, input: 'Say hello', background: true });
+      await waitFor(() => stopping.client.entered === 1, 10_000, 'the worker to start generating');
+      stopping.service.handOverBackground();
+      await waitFor(() => stopping.client.aborted === 1, 10_000, 'the generation to be aborted');
+      await Promise.all(pools.splice(0).map((pool) => pool.stop()));
+      const job = await storage.queue.enqueue(system, backgroundResponseJob(`accounts/${fixtureAccount}/responses/${created.id}`));
+      expect(job).toMatchObject({ state: 'queued', attempt: 1, lastError: expect.stringContaining('stopped serving') });
+      expect(await statusOf(stopping, created.id!)).toBe('in_progress');
+      const taking = instance(new GatedClient(true));
+      taking.start();
+      expect(await settled(taking, created.id!)).toMatchObject({ status: 'completed', error: null });
+      expect(taking.client.entered).toBe(1);
     });
   });
 }

@@ -52,8 +52,14 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
     toolProviders: gateway.resolveAll(responseToolProvidersToken),
   });
   // This instance's queue workers run background responses through this service (over the inference proxy).
+  // Before the server closes (and the proxy with it), running ones are handed back to the queue: retried
+  // on another instance or after a restart, rather than failed by a closing connection pool.
   const detach = gateway.resolve(backgroundResponsesToken).attach(service);
-  app.addHook('onClose', async () => detach());
+  app.addHook('preClose', (done) => {
+    detach();
+    service.handOverBackground();
+    done();
+  });
   const contextOf = (request: FastifyRequest, reply: FastifyReply) => inferenceContext(request, reply, auth.principalOf(request));
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
   const answer = (reply: FastifyReply, request: FastifyRequest, body: unknown) => reply.header('x-request-id', request.id).send(body);
