@@ -1,4 +1,4 @@
-import { createGateway, type Gateway, type GatewayPlugin } from '@berth/core';
+import { createGateway, type Gateway, type GatewayConfig, type GatewayPlugin } from '@berth/core';
 import { memoryStorage } from '@berth/plugin-storage-memory';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { serveGateway, type RunningServer, type ServeOptions } from '@berth/plugin-transport-fastify';
@@ -21,10 +21,10 @@ export interface Harness {
 }
 
 /** A real gateway on a loopback port: memory storage, API keys, Fastify, bootstrap admin key. */
-export async function startHarness(options: { plugins?: GatewayPlugin[]; serve?: ServeOptions } = {}): Promise<Harness> {
+export async function startHarness(options: { plugins?: GatewayPlugin[]; serve?: ServeOptions; config?: Partial<GatewayConfig> } = {}): Promise<Harness> {
   const gateway = createGateway({
     plugins: options.plugins ?? [memoryStorage(), apiKeyAuth({ cacheTtlMs: 0 })],
-    config: { bootstrapAccountId: account, bootstrapApiKey: adminKey },
+    config: { ...options.config, bootstrapAccountId: account, bootstrapApiKey: adminKey },
   });
   await gateway.start();
   const server = await serveGateway(gateway, options.serve);

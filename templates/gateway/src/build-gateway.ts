@@ -2,6 +2,7 @@ import { consoleLogger, createGateway, queueWorkers, type Gateway, type GatewayP
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { gpuxRuntime } from '@berth/plugin-runtime-gpux';
 import { gpuyRuntime } from '@berth/plugin-runtime-gpuy';
+import { webhooks } from '@berth/plugin-webhooks';
 import type { TemplateSettings } from './gateway-config.js';
 import { selectStorage } from './select-storage.js';
 
@@ -9,12 +10,13 @@ import { selectStorage } from './select-storage.js';
  * Storage (memory, or PostgreSQL when `DATABASE_URL` is set: see select-storage.ts), API keys, and both
  * accelerator runtimes on their simulated provisioners: deployments get replicas that are reference-engine
  * servers on loopback ports, so the whole lifecycle and inference work on a laptop without accelerators.
+ * Webhooks are delivered by the queue workers (signed, retried, visible at `/v1/accounts/{a}/webhookDeliveries`).
  * `storage` lets a host swap the storage plugin without touching the rest.
  */
 export function buildGateway(settings: TemplateSettings, storage: GatewayPlugin = selectStorage(settings)): Gateway {
   return createGateway({
     // queueWorkers right after storage: it stops before storage closes (plugins stop in reverse order).
-    plugins: [storage, queueWorkers(), apiKeyAuth(), gpuxRuntime(), gpuyRuntime()],
+    plugins: [storage, queueWorkers(), apiKeyAuth(), gpuxRuntime(), gpuyRuntime(), webhooks()],
     config: {
       bootstrapAccountId: settings.accountId,
       ...(settings.apiKey ? { bootstrapApiKey: settings.apiKey } : {}),

@@ -17,6 +17,7 @@ import type { AcceleratorRuntime } from '../ports/accelerator-runtime.js';
 import type { ServingDirectory } from '../ports/serving-directory.js';
 import type { ServingAdvisor } from '../ports/serving-advisor.js';
 import type { EgressHttp } from '../ports/egress-http.js';
+import type { WebhookOutbox } from '../ports/webhook-outbox.js';
 
 // Gateway settings and ports.
 export const configToken = createToken<GatewayConfig>('GatewayConfig');
@@ -32,6 +33,8 @@ export const servingDirectoryToken = createToken<ServingDirectory>('ServingDirec
 export const servingAdvisorToken = createToken<ServingAdvisor>('ServingAdvisor', { providedBy: 'core' });
 /** The guarded client for URLs users supply (bound by core from the gateway's settings; a plugin may override it). */
 export const egressHttpToken = createToken<EgressHttp>('EgressHttp', { providedBy: 'core' });
+/** Where features record webhooks in their own storage transaction (bound by `webhooks()` from `@berth/plugin-webhooks`). */
+export const webhookOutboxToken = createToken<WebhookOutbox>('WebhookOutbox', { providedBy: 'webhooks() from @berth/plugin-webhooks' });
 
 // Multi-bindings.
 /** Start/stop work that needs every plugin started (bootstrap, the reconciler); run after the plugins, stopped before them. */

@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import type { RequestContext } from '../contracts/request-context.js';
 import { invalidArgument, unavailable } from '../errors/gateway-error.js';
@@ -74,7 +75,18 @@ export class GuardedEgressHttp implements EgressHttp {
     }
     // An Agent of its own: proxies from the environment (the global dispatcher's business) are never used,
     // since a proxy would resolve names where they cannot be checked.
-    this.agent = new Agent({ connect: { timeout: connectTimeoutMs, lookup: checkingLookup(options.resolver ?? systemResolver, this.policy) } });
+    const lookup = this.connectionLookup(checkingLookup(options.resolver ?? systemResolver, this.policy));
+    this.agent = new Agent({ connect: { timeout: connectTimeoutMs, lookup } });
+  }
+
+  /**
+   * The `lookup` every connection of this client uses: by default the checking lookup itself. A subclass
+   * may wrap it, e.g. a test that routes one checked public address to a local server to stand in for
+   * the internet; what the wrapper answers is connected to as is, so it must only narrow the answer.
+   * Called once, from the constructor (before a subclass's own fields are set).
+   */
+  protected connectionLookup(checked: LookupFunction): LookupFunction {
+    return checked;
   }
 
   /**

@@ -15,3 +15,4 @@ export * from './provisioner.js';
 export * from './serving-directory.js';
 export * from './serving-advisor.js';
 export * from './egress-http.js';
+export * from './webhook-outbox.js';
