@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { Code, isGatewayError, resourceEnvironmentToken, type Gateway } from '@berth/core';
+import { Code, isGatewayError, resourceEnvironmentToken, webhookOutboxToken, type Gateway } from '@berth/core';
 import { ManualClock, MemoryStorage, principalContext } from '@berth/core/testing';
 import { webhookDeliveryServiceToken } from './webhook-delivery-api.js';
 import {
@@ -118,7 +118,7 @@ describe('webhook delivery', () => {
     const clock = new ManualClock(new Date());
     const gateway = await gatewayOnClock(clock);
     const hook = await receiver('ok');
-    const outbox = gateway.resolve((await import('@berth/core')).webhookOutboxToken);
+    const outbox = gateway.resolve(webhookOutboxToken);
     const storage = gateway.resolve(resourceEnvironmentToken).storage;
     let recorded = '';
     const failure = await storage
