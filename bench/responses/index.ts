@@ -28,14 +28,14 @@ import { chainPool, chatChain, responseChain, slopePerStep, type ChainTarget } f
  * pair; the reported figure is the median of the per-round differences, with their range.
  *
  * Environment: BENCH_ROUNDS (11), BENCH_SECONDS per side per round (1), BENCH_TTFT_REQUESTS per side per
- * round (60), BENCH_CHAINS (20), DATABASE_URL (postgres://postgres@127.0.0.1:5432/test; a fresh schema is
+ * round (60), BENCH_CHAINS (50), DATABASE_URL (postgres://postgres@127.0.0.1:5432/test; a fresh schema is
  * created and dropped).
  */
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 11);
 const seconds = Number(process.env.BENCH_SECONDS ?? 1);
 const ttftRequests = Number(process.env.BENCH_TTFT_REQUESTS ?? 60);
-const chains = Number(process.env.BENCH_CHAINS ?? 20);
+const chains = Number(process.env.BENCH_CHAINS ?? 50);
 const chainTurns = 10;
 const maxTokens = 8;
 const input = 'Hello there, how are you?';
@@ -156,6 +156,14 @@ export async function runResponsesBenchmark(): Promise<ResponsesBenchmarkResult>
     const addedPostgres = turns.map((turn) => addedAt(turnTimes.postgres, turnTimes.direct, turn));
     const ownPostgres = turns.map((turn) => addedAt(turnTimes.postgres, turnTimes.postgresChat, turn));
     const addedMemory = turns.map((turn) => addedAt(turnTimes.memory, turnTimes.direct, turn));
+    // Growth: the slope of each chain's own differences over its turns, then the median over chains.
+    const growth = (runs: number[][], baseline: number[][]) => {
+      const slopes = runs.map((r, rep) => slopePerStep(r.map((micros, turn) => micros - baseline[rep]![turn]!))).sort((a, b) => a - b);
+      return { median: median(slopes), quartiles: `${us(slopes[Math.floor(slopes.length / 4)]!)} … ${us(slopes[Math.floor((3 * slopes.length) / 4)]!)}` };
+    };
+    const ownGrowth = growth(turnTimes.postgres, turnTimes.postgresChat);
+    const postgresGrowth = growth(turnTimes.postgres, turnTimes.direct);
+    const memoryGrowth = growth(turnTimes.memory, turnTimes.direct);
 
     const p50 = added(latency, (r) => r.p50Us);
     const p99 = added(latency, (r) => r.p99Us);
@@ -164,7 +172,7 @@ export async function runResponsesBenchmark(): Promise<ResponsesBenchmarkResult>
       addedP50Us: p50.median,
       addedP99Us: p99.median,
       addedTtftUs: first.median,
-      postgresGrowthUsPerTurn: slopePerStep(ownPostgres),
+      postgresGrowthUsPerTurn: ownGrowth.median,
     };
 
     const load = (l: number[]) => l.map((v) => v.toFixed(2)).join(' ');
@@ -188,7 +196,9 @@ export async function runResponsesBenchmark(): Promise<ResponsesBenchmarkResult>
         us(addedPostgres[turn]!), us(ownPostgres[turn]!), us(addedMemory[turn]!),
       ]),
     );
-    console.log(`\ngrowth with chain length (least-squares slope over turns 1–${chainTurns}): the Responses path on PostgreSQL (response − gateway chat) ${us(result.postgresGrowthUsPerTurn)} µs per turn; response − engine direct: PostgreSQL ${us(slopePerStep(addedPostgres))}, memory ${us(slopePerStep(addedMemory))} µs per turn`);
+    console.log(`\ngrowth with chain length, µs per turn (least-squares slope of each chain's differences over turns 1–${chainTurns}; median over chains, interquartile range):`);
+    console.log(`  the Responses path on PostgreSQL (PG response − PG chat): ${us(ownGrowth.median)} (${ownGrowth.quartiles})`);
+    console.log(`  PG response − engine direct: ${us(postgresGrowth.median)} (${postgresGrowth.quartiles}); memory response − engine direct: ${us(memoryGrowth.median)} (${memoryGrowth.quartiles})`);
     console.log(`\nadded p50 (non-streaming): ${us(result.addedP50Us)} µs (target ≤ ${TARGET_ADDED_P50_US}): ${verdict(result.addedP50Us <= TARGET_ADDED_P50_US)}`);
     console.log(`added time to first token (p50): ${us(result.addedTtftUs)} µs (target ≤ ${TARGET_ADDED_TTFT_US}): ${verdict(result.addedTtftUs <= TARGET_ADDED_TTFT_US)}`);
     console.log(`per-round added p50 (non-streaming): ${latency.subject.map((s, i) => us(s.p50Us - latency.baseline[i]!.p50Us)).join(', ')}`);
