@@ -5,6 +5,7 @@ import { MemoryStorage } from '../storage-memory/index.js';
 import { describeBackgroundResponseScenarios } from '../testing/background-response-scenarios.js';
 import { waitFor } from '../testing/queue-worker-scenarios.js';
 import { QueueWorkerPool } from '../workers/queue-worker-pool.js';
+import { QueueWakeups } from '../workers/queue-wakeups.js';
 import { BackgroundResponses, backgroundResponseJob, backgroundResponsesQueue } from './background-responses.js';
 import { callerContext, EngineClient, fixtureDirectory, fixtureModel } from './responses-fixtures.js';
 import { ResponsesService } from './responses-service.js';
@@ -33,6 +34,17 @@ describe('background responses: request rules and cancel', () => {
     await expect(service.create(ctx, { model: 'accounts/acme/models/other', input: 'x', background: true })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(service.create(ctx, { model: fixtureModel, input: 'x', background: true, previous_response_id: 'resp_nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect((await service.list(ctx, {})).data).toEqual([]);
+  });
+
+  it('wakes this process’s queue workers once the job is stored', async () => {
+    const queueWakeups = new QueueWakeups();
+    let pokes = 0;
+    queueWakeups.subscribe(() => (pokes += 1));
+    const waking = new ResponsesService({ resources: storage.resources, storage, queueWakeups, directory: fixtureDirectory(storage.resources), client: new EngineClient(), clock: systemClock });
+    await waking.create(ctx, { model: fixtureModel, input: 'x' });
+    expect(pokes).toBe(0);
+    await waking.create(ctx, { model: fixtureModel, input: 'x', background: true });
+    expect(pokes).toBe(1);
   });
 
   it('stores the queued response with one job, in the caller’s account only', async () => {

@@ -10,6 +10,7 @@ import { clockMs, type Clock } from '../ports/clock.js';
 import type { ModelTarget, ServingDirectory } from '../ports/serving-directory.js';
 import type { ResourceStore, Storage } from '../ports/storage.js';
 import type { QueueJobContext } from '../workers/queue-handler.js';
+import type { QueueWakeups } from '../workers/queue-wakeups.js';
 import { backgroundResponseJob, responseErrorOf, type BackgroundResponseRunner } from './background-responses.js';
 import type { ChatModelClient } from './model-client.js';
 import { invalid } from './request-values.js';
@@ -45,6 +46,8 @@ export interface ResponsesServiceDependencies {
    * another gateway instance (one made on this instance stops it at once). Default 500 ms.
    */
   readonly cancelPollMs?: number;
+  /** Woken after a background response was enqueued, so this process's queue workers start it at once. */
+  readonly queueWakeups?: QueueWakeups;
 }
 
 /** The default period of a running background response's cancel check. */
@@ -272,6 +275,7 @@ export class ResponsesService implements BackgroundResponseRunner {
     if (id === null || !principal) throw new Error('a background response is stored and has a caller');
     const queued = buildResponseObject(request, id, createdAtMs, null, { status: 'queued', output: [], usage: zeroUsage, incompleteReason: null, error: null });
     await this.store.saveBackground(ctx, accountId, queued, context, this.nextCreateMs(createdAtMs), { request, principal }, backgroundResponseJob);
+    this.deps.queueWakeups?.wake();
     return queued;
   }
 

@@ -6,13 +6,14 @@ import {
 import {
   batchInferenceJobServiceToken, coreServicesToken, datasetFileServiceToken, datasetServiceToken, deployedModelServiceToken,
   deploymentDeletionGuardsToken, deploymentObserversToken, deploymentServiceToken, deploymentShapeServiceToken, gatewaySecretsToken,
-  modelServiceToken, queueHandlersToken, reinforcementFineTuningJobServiceToken, resourceEnvironmentToken, servingLoadToken,
+  modelServiceToken, queueHandlersToken, queueWakeupsToken, reinforcementFineTuningJobServiceToken, resourceEnvironmentToken, servingLoadToken,
   servingOptionsToken, userServiceToken,
 } from './tokens.js';
 import { optional } from '../kernel/token.js';
 import { systemContext } from '../kernel/request-context.js';
 import { deploymentPurgeHandler } from '../resources/deployments/deployment-purge.js';
 import { BackgroundResponses } from '../responses/background-responses.js';
+import { QueueWakeups } from '../workers/queue-wakeups.js';
 import { backgroundResponsesToken } from '../responses/tokens.js';
 import { ResourceEnvironment } from '../resources/common/resource-environment.js';
 import { GatewaySecrets } from '../resources/common/secrets.js';
@@ -42,6 +43,7 @@ export function coreModule(): GatewayPlugin {
     register(binder) {
       // Core's own durable work; run by a queue worker pool when the host installs `queueWorkers()`.
       binder.contribute({ token: queueHandlersToken, deps: [clockToken], factory: deploymentPurgeHandler });
+      binder.bind({ token: queueWakeupsToken, deps: [], factory: () => new QueueWakeups() });
       binder.bind({ token: backgroundResponsesToken, deps: [], factory: () => new BackgroundResponses() });
       binder.contribute({ token: queueHandlersToken, deps: [backgroundResponsesToken], factory: (background) => background.handler });
       binder.bind({

@@ -1,6 +1,6 @@
 import { definePlugin, type GatewayPlugin } from '../kernel/plugin.js';
 import { clockToken, storageToken } from '../kernel/tokens.js';
-import { queueHandlersToken } from './tokens.js';
+import { queueHandlersToken, queueWakeupsToken } from './tokens.js';
 import { QueueWorkerPool, type QueueWorkerPoolSettings } from '../workers/queue-worker-pool.js';
 
 export type QueueWorkersOptions = QueueWorkerPoolSettings;
@@ -12,6 +12,7 @@ export type QueueWorkersOptions = QueueWorkerPoolSettings;
  */
 export function queueWorkers(options: QueueWorkersOptions = {}): GatewayPlugin {
   let pool: QueueWorkerPool | undefined;
+  let unsubscribe: (() => void) | undefined;
   return definePlugin({
     id: 'queue-workers',
     register() {},
@@ -25,8 +26,13 @@ export function queueWorkers(options: QueueWorkersOptions = {}): GatewayPlugin {
         clock: resolver.resolve(clockToken),
       });
       pool.start();
+      const started = pool;
+      // Work enqueued in this process (a background response) starts at once, not at the next poll.
+      unsubscribe = resolver.isBound(queueWakeupsToken) ? resolver.resolve(queueWakeupsToken).subscribe(() => started.poke()) : undefined;
     },
     async stop() {
+      unsubscribe?.();
+      unsubscribe = undefined;
       const running = pool;
       pool = undefined;
       await running?.stop();

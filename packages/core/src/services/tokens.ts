@@ -6,6 +6,7 @@
  */
 import { createMultiToken, createToken } from '../kernel/token.js';
 import type { QueueHandler } from '../workers/queue-handler.js';
+import type { QueueWakeups } from '../workers/queue-wakeups.js';
 import type { ServingOptions } from '../serving/serving-options.js';
 import type { ServingLoad } from '../serving/serving-load.js';
 import type { DeploymentReconciler } from '../serving/deployment-reconciler.js';
@@ -35,6 +36,8 @@ export const userDeletionHooksToken = createMultiToken<UserDeletionHook>('UserDe
 // Core's building blocks.
 export const resourceEnvironmentToken = createToken<ResourceEnvironment>('ResourceEnvironment', { providedBy: 'core' });
 export const gatewaySecretsToken = createToken<GatewaySecrets>('GatewaySecrets', { providedBy: 'core' });
+/** Wakes this process's queue workers right after an enqueue (the `queueWorkers()` pool subscribes). */
+export const queueWakeupsToken = createToken<QueueWakeups>('QueueWakeups', { providedBy: 'core' });
 /** Serving tunables; core binds `{}` (the defaults). Override with `servingOptions()`. */
 export const servingOptionsToken = createToken<ServingOptions>('ServingOptions', { providedBy: 'core' });
 export const servingLoadToken = createToken<ServingLoad>('ServingLoad', { providedBy: 'core' });

@@ -7,7 +7,7 @@ import { storageToken } from '../kernel/tokens.js';
 import { staticTokenAuth } from '../testing/test-gateway.js';
 import { retryDelayMs } from './backoff.js';
 import { defineQueueHandler } from './queue-handler.js';
-import { queueHandlersToken } from '../services/tokens.js';
+import { queueHandlersToken, queueWakeupsToken } from '../services/tokens.js';
 import { QueueWorkerPool } from './queue-worker-pool.js';
 import { queueWorkers } from '../services/queue-workers-plugin.js';
 import { describeQueueWorkerScenarios, waitFor } from '../testing/queue-worker-scenarios.js';
@@ -63,5 +63,25 @@ describe('queueWorkers plugin', () => {
     expect(await storage.queue.get(ctx, job.id)).toMatchObject({ result: 'done' });
     await gateway.stop();
     expect(gateway.state).toBe('stopped');
+  });
+
+  it('starts work enqueued in this process at once when woken, not at the next poll', async () => {
+    const handlers = definePlugin({
+      id: 'test-handlers',
+      register(binder) {
+        binder.contribute(queueHandlersToken, defineQueueHandler({ queue: 'urgent', handle: async () => 'done' }));
+      },
+    });
+    // A poll a minute apart: only the wake can start the job within the wait below.
+    const gateway = createGateway({ plugins: [memoryStorage(), staticTokenAuth({}), handlers, queueWorkers({ pollIntervalMs: 60_000, concurrency: 1 })] });
+    await gateway.start();
+    const storage = gateway.resolve(storageToken);
+    const ctx = systemContext('test');
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the worker's first, empty poll
+    const job = await storage.queue.enqueue(ctx, { queue: 'urgent', payload: 'now' });
+    gateway.resolve(queueWakeupsToken).wake();
+    await waitFor(async () => (await storage.queue.get(ctx, job.id))?.state === 'completed', 5000, 'completion');
+    await gateway.stop();
+    gateway.resolve(queueWakeupsToken).wake(); // nothing subscribed any more
   });
 });

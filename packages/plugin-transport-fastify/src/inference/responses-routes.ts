@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import {
-  ResponsesService, backgroundResponsesToken, clockToken, responseToolProvidersToken, servingDirectoryToken, storageToken,
+  ResponsesService, backgroundResponsesToken, clockToken, queueWakeupsToken, responseToolProvidersToken, servingDirectoryToken, storageToken,
   type ChatModelClient, type Gateway, type GatewayLogger,
 } from '@berth/core';
 import type { BearerAuthentication } from '../authentication.js';
@@ -45,6 +45,7 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
   const service = new ResponsesService({
     resources: storage.resources,
     storage,
+    queueWakeups: gateway.resolve(queueWakeupsToken),
     ...(deps.cancelPollMs !== undefined ? { cancelPollMs: deps.cancelPollMs } : {}),
     directory: gateway.resolve(servingDirectoryToken),
     client: deps.client,
