@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import OpenAI from 'openai';
 import {
-  definePlugin, notFound, servingDirectoryToken, startReferenceEngine,
+  apiKeyManagerToken, coreServicesToken, definePlugin, notFound, servingDirectoryToken, startReferenceEngine, systemContext,
   type ReferenceEngine, type ReplicaLease, type ServingDirectory,
 } from '@berth/core';
-import { responseShape, shapeProblems, streamProblems } from '@berth/core/testing';
+import { compactionShape, responseShape, shapeProblems, streamProblems } from '@berth/core/testing';
 import { memoryStorage } from '@berth/plugin-storage-memory';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { account, adminKey, startHarness, type Harness } from './harness.js';
@@ -12,7 +13,8 @@ import { account, adminKey, startHarness, type Harness } from './harness.js';
  * The HTTP tests of the Open Responses compliance suite, reproduced against Berth: the same request
  * bodies sent with plain `fetch` to `<base>/responses` (streamed ones read as Server-Sent Events), and
  * every answer checked against the specification's required fields (`@berth/core/testing`) and the
- * suite's checks (output present, status completed, the function-call events). The model is served by
+ * suite's checks (output present, status completed, the function-call events), and the compaction
+ * endpoint the specification defines, whose output continues the conversation. The model is served by
  * a reference engine on loopback through a serving-directory double that says it takes images.
  */
 const model = `accounts/${account}/models/conformance`;
@@ -181,5 +183,81 @@ describe('the Open Responses compliance suite against Berth', () => {
     // The history reached the model: more prompt tokens than the last message alone.
     const alone = await create({ model, input: [{ type: 'message', role: 'user', content: 'What is my name?' }] });
     expect((response.usage as Json).input_tokens).toBeGreaterThan((alone.usage as Json).input_tokens as number);
+  });
+});
+
+describe('compaction', () => {
+  const history = [
+    { type: 'message', role: 'user', content: 'My name is Alice.' },
+    { type: 'message', role: 'assistant', content: 'Hello Alice! Nice to meet you. How can I help you today?' },
+    { type: 'message', role: 'user', content: 'I am planning a trip to Lisbon in May.' },
+  ];
+
+  it('compacts a conversation to its user messages and a compaction item, which a following response takes as input', async () => {
+    const answer = await post('/responses/compact', { model, input: history });
+    const compacted = (await answer.json()) as Json;
+    expect(answer.status, JSON.stringify(compacted)).toBe(200);
+    expect(shapeProblems(compacted, compactionShape)).toEqual([]);
+    expect(compacted.object).toBe('response.compaction');
+    const output = compacted.output as Json[];
+    expect(output.map((item) => (item.type === 'message' ? item.role : item.type))).toEqual(['user', 'user', 'compaction']);
+    expect(output[2]).toMatchObject({ id: expect.stringMatching(/^cmp_/), encrypted_content: expect.stringMatching(/^berth\.compaction\.v1\./) });
+    expect((compacted.usage as Json).output_tokens).toBeGreaterThan(0);
+
+    const next = await create({ model, input: [...output, { type: 'message', role: 'user', content: 'Where am I going?' }] });
+    expect(next.status).toBe('completed');
+    expect(outputText(next).length).toBeGreaterThan(0);
+    const streamed = await createStreamed({ model, input: [...output, { type: 'message', role: 'user', content: 'And when?' }] });
+    expect(streamed.events.at(-1)!.type).toBe('response.completed');
+  });
+
+  it('works with the official client: compact a stored response, then continue from the compacted output', async () => {
+    const client = new OpenAI({ apiKey: adminKey, baseURL: base, maxRetries: 0 });
+    const first = await client.responses.create({ model, input: 'My ship is called Aurora' });
+    const second = await client.responses.create({ model, input: 'She is moored in Oslo', previous_response_id: first.id });
+    const compacted = await client.responses.compact({ model, previous_response_id: second.id });
+    expect(compacted.object).toBe('response.compaction');
+    expect(compacted.output.map((item) => item.type)).toEqual(['message', 'message', 'compaction']);
+    const next = await client.responses.create({
+      model, input: [...(compacted.output as OpenAI.Responses.ResponseInputItem[]), { role: 'user', content: 'What is my ship called?' }],
+    });
+    expect(next.status).toBe('completed');
+    const items = await client.responses.inputItems.list(next.id, { order: 'asc' });
+    expect(items.data.map((item) => item.type)).toEqual(['message', 'message', 'compaction', 'message']);
+  });
+
+  it('answers bad compact requests with 400 in the inference error format and another account\'s response with 404', async () => {
+    const cases: Array<[Json, string]> = [
+      [{ input: 'x' }, 'model'],
+      [{ model: 'gpt-5', input: 'x' }, 'model'],
+      [{ model }, 'input'],
+      [{ model, input: 'x', stream: true }, 'stream'],
+      [{ model, input: [{ type: 'compaction', encrypted_content: 'gAAAAB-not-ours' }] }, 'input[0].encrypted_content'],
+      [{ model, input: [{ type: 'message', role: 'robot', content: 'x' }] }, 'input[0].role'],
+    ];
+    for (const [body, param] of cases) {
+      const answer = await post('/responses/compact', body);
+      const error = ((await answer.json()) as { error: Json }).error;
+      expect(answer.status, `${JSON.stringify(body)} → ${JSON.stringify(error)}`).toBe(400);
+      expect(error).toMatchObject({ type: 'invalid_request_error', param, message: expect.any(String), code: expect.any(String) });
+    }
+    expect((await post('/responses/compact', { model: `accounts/${account}/models/none`, input: 'x' })).status).toBe(404);
+    expect((await fetch(`${base}/responses/compact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, input: 'x' }) })).status).toBe(401);
+
+    const mine = await create({ model, input: 'private' });
+    const ctx = systemContext('test');
+    await h.gateway.resolve(coreServicesToken).users.create(ctx, 'other', { role: 'admin' }, 'root');
+    const otherKey = (await h.gateway.resolve(apiKeyManagerToken).create(ctx, 'accounts/other/users/root', {})).key;
+    const foreign = await fetch(`${base}/responses/compact`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${otherKey}` },
+      body: JSON.stringify({ model, previous_response_id: mine.id }),
+    });
+    expect(foreign.status).toBe(404);
+    expect(((await foreign.json()) as { error: Json }).error).toMatchObject({ type: 'not_found_error', param: 'previous_response_id' });
+  });
+
+  it('is documented in /openapi.json', async () => {
+    const doc = await h.call<{ paths: Record<string, Record<string, { operationId?: string }>> }>('GET', '/openapi.json');
+    expect(doc.body.paths['/inference/v1/responses/compact']?.post?.operationId).toBe('compactResponse');
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { JsonObject, JsonValue } from '../contracts/json.js';
 import { newResponsesId } from './response-ids.js';
+import { decodeCompaction } from './compaction-token.js';
 import { isPlainObject } from '../validation/paths.js';
 import type {
   ContentPart, ConversationItem, FunctionCallItem, InputImagePart, MessageItem, ReasoningItem, ResponseTool, ToolChoice,
@@ -42,7 +43,8 @@ function partText(part: ContentPart): string {
  * The chat messages for a conversation: `instructions` first as a system message, then every item in
  * order. Developer messages become system messages (what chat templates know); consecutive function
  * calls join the assistant message before them as its `tool_calls`; a function call's output is a
- * `tool` message (images in it follow as a user message); reasoning items are not sent back.
+ * `tool` message (images in it follow as a user message); reasoning items are not sent back; a
+ * compaction item is a user message giving the summary it holds.
  */
 export function toChatMessages(instructions: string | null, items: readonly ConversationItem[]): ChatMessage[] {
   const messages: ChatMessage[] = [];
@@ -76,10 +78,16 @@ export function toChatMessages(instructions: string | null, items: readonly Conv
       }
       case 'reasoning':
         break;
+      case 'compaction':
+        messages.push({ role: 'user', content: `${compactionHeading}\n\n${decodeCompaction(item.encrypted_content) ?? ''}` });
+        break;
     }
   }
   return messages;
 }
+
+/** The first line of the user message a compaction item becomes: the model reads the summary after it. */
+export const compactionHeading = 'Summary of the earlier part of this conversation (it was compacted):';
 
 function messageOf(item: MessageItem): ChatMessage {
   if (item.role === 'assistant') return { role: 'assistant', content: item.content.map(partText).join('') };

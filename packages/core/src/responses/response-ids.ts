@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 
-/** Prefixes of the ids Berth mints: responses, messages, function calls and their outputs, reasoning. */
-export type IdPrefix = 'resp' | 'msg' | 'fc' | 'fco' | 'rs';
+/** Prefixes of the ids Berth mints: responses, messages, function calls and their outputs, reasoning, compaction items. */
+export type IdPrefix = 'resp' | 'msg' | 'fc' | 'fco' | 'rs' | 'cmp';
 
 const idBytes = 16;
 /**

@@ -7,8 +7,9 @@ import type { JsonObject, JsonValue } from '../contracts/json.js';
 import { newResponsesId } from './response-ids.js';
 import { isPlainObject } from '../validation/paths.js';
 import { invalid, isAbsent } from './request-values.js';
+import { decodeCompaction } from './compaction-token.js';
 import type {
-  ContentPart, ConversationItem, FunctionCallItem, FunctionCallOutputItem, InputImagePart, InputTextPart, ItemStatus,
+  CompactionItem, ContentPart, ConversationItem, FunctionCallItem, FunctionCallOutputItem, InputImagePart, InputTextPart, ItemStatus,
   MessageItem, MessageRole, ReasoningItem,
 } from './response-types.js';
 
@@ -42,17 +43,19 @@ function parseItem(item: JsonValue, path: string): ConversationItem {
       return parseFunctionCallOutput(item, path);
     case 'reasoning':
       return parseReasoning(item, path);
+    case 'compaction':
+      return parseCompaction(item, path);
     case 'item_reference':
       throw invalid(`${path}: item_reference is not supported; send the item itself or use previous_response_id`, `${path}.type`, 'UNSUPPORTED_VALUE');
     default:
       throw invalid(
-        `${path}.type ${JSON.stringify(type)} is not supported: use message, function_call, function_call_output or reasoning`,
+        `${path}.type ${JSON.stringify(type)} is not supported: use message, function_call, function_call_output, reasoning or compaction`,
         `${path}.type`, 'UNSUPPORTED_VALUE',
       );
   }
 }
 
-function idOf(item: JsonObject, path: string, prefix: 'msg' | 'fc' | 'fco' | 'rs'): string {
+function idOf(item: JsonObject, path: string, prefix: 'msg' | 'fc' | 'fco' | 'rs' | 'cmp'): string {
   const id = item.id;
   if (isAbsent(id)) return newResponsesId(prefix);
   if (typeof id !== 'string' || id.length === 0 || id.length > 256) throw invalid(`${path}.id must be a non-empty string`, `${path}.id`, 'INVALID_TYPE');
@@ -190,6 +193,15 @@ function parseReasoning(item: JsonObject, path: string): ReasoningItem {
     ...(typeof encrypted === 'string' ? { encrypted_content: encrypted } : {}),
     status: statusOf(item, path),
   };
+}
+
+/** A compaction item as `POST /responses/compact` answered it: its content must be one this gateway made. */
+function parseCompaction(item: JsonObject, path: string): CompactionItem {
+  const content = requiredString(item, 'encrypted_content', path);
+  if (decodeCompaction(content) === undefined) {
+    throw invalid(`${path}.encrypted_content is not a compaction this gateway made: send the compaction item POST /responses/compact answered, unchanged`, `${path}.encrypted_content`);
+  }
+  return { type: 'compaction', id: idOf(item, path, 'cmp'), encrypted_content: content };
 }
 
 /** True when any message or tool output of the items carries an image. */

@@ -2,7 +2,7 @@
  * A create-response body, checked and with every default filled in: what the turn loop runs and what
  * the response echoes. Throws INVALID_ARGUMENT (`param` names the field) for anything out of rule.
  */
-import type { JsonValue } from '../contracts/json.js';
+import type { JsonObject, JsonValue } from '../contracts/json.js';
 import { isPlainObject } from '../validation/paths.js';
 import { invalid, isAbsent, readBoolean, readEnum, readNumber, readString } from './request-values.js';
 import { parseInput } from './response-input.js';
@@ -62,19 +62,12 @@ const includable: ReadonlySet<string> = new Set([
 export const metadataLimits = { pairs: 16, keyLength: 64, valueLength: 512 } as const;
 
 /** Parses a create body. `providers` are the gateway-run tool types (MCP) installed. */
-export function parseResponseRequest(body: unknown, providers: readonly ResponseToolProvider[] = []): ResponseRequest {
-  if (!isPlainObject(body)) throw invalid('the request body must be a JSON object', null, 'INVALID_TYPE');
-  for (const key of Object.keys(body)) {
-    if (!knownKeys.has(key)) throw invalid(`Unknown parameter: '${key}'.`, key, 'UNKNOWN_PARAMETER');
-  }
+export function parseResponseRequest(raw: unknown, providers: readonly ResponseToolProvider[] = []): ResponseRequest {
+  const body = bodyObject(raw, knownKeys);
   for (const key of ['conversation', 'prompt'] as const) {
     if (!isAbsent(body[key])) throw invalid(`${key} is not supported: continue a conversation with previous_response_id`, key, 'UNSUPPORTED_PARAMETER');
   }
-  const model = body.model;
-  if (isAbsent(model)) throw invalid('model is required: accounts/<account_id>/models/<model_id>', 'model', 'MISSING_REQUIRED_PARAMETER');
-  if (typeof model !== 'string' || !modelPattern.test(model)) {
-    throw invalid('model must be a model name of the form accounts/<account_id>/models/<model_id>', 'model');
-  }
+  const model = readModel(body);
   const previousResponseId = readString(body, 'previous_response_id', 256);
   const input = parseInput(body.input);
   if (input.length === 0 && previousResponseId === null) throw invalid('input must hold at least one item', 'input');
@@ -109,6 +102,25 @@ export function parseResponseRequest(body: unknown, providers: readonly Response
     safetyIdentifier: readString(body, 'safety_identifier', 256),
     promptCacheKey: readString(body, 'prompt_cache_key', 256),
   };
+}
+
+/** A request body as an object whose keys are all `known` (any other is 400 `unknown_parameter`, as the reference API answers). */
+export function bodyObject(raw: unknown, known: ReadonlySet<string>): JsonObject {
+  if (!isPlainObject(raw)) throw invalid('the request body must be a JSON object', null, 'INVALID_TYPE');
+  for (const key of Object.keys(raw)) {
+    if (!known.has(key)) throw invalid(`Unknown parameter: '${key}'.`, key, 'UNKNOWN_PARAMETER');
+  }
+  return raw;
+}
+
+/** `model`: required, `accounts/<account>/models/<model>` (or `…#<deployment>`). */
+export function readModel(body: JsonObject): string {
+  const model = body.model;
+  if (isAbsent(model)) throw invalid('model is required: accounts/<account_id>/models/<model_id>', 'model', 'MISSING_REQUIRED_PARAMETER');
+  if (typeof model !== 'string' || !modelPattern.test(model)) {
+    throw invalid('model must be a model name of the form accounts/<account_id>/models/<model_id>', 'model');
+  }
+  return model;
 }
 
 function parseMetadata(value: JsonValue | undefined): { [key: string]: string } {

@@ -45,8 +45,14 @@ export type ReasoningItem = {
   status: ItemStatus;
 };
 
-/** Every item a conversation holds: inputs, outputs, tool calls and their results. */
-export type ConversationItem = MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem;
+/**
+ * What `POST /responses/compact` made of a conversation: its summary, opaque to clients (who send the
+ * item back as it came, in the input of a following response).
+ */
+export type CompactionItem = { type: 'compaction'; id: string; encrypted_content: string };
+
+/** Every item a conversation holds: inputs, outputs, tool calls and their results, compaction summaries. */
+export type ConversationItem = MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem | CompactionItem;
 
 /** A function tool as echoed: every key present (null when unset). */
 export type FunctionTool = { type: 'function'; name: string; description: string | null; parameters: JsonObject | null; strict: boolean };
@@ -114,6 +120,15 @@ export type ResponseObject = {
   top_logprobs: number;
   safety_identifier: string | null;
   prompt_cache_key: string | null;
+};
+
+/** The answer of `POST /responses/compact`: the conversation's user messages, then one compaction item. */
+export type CompactedResponse = {
+  id: string;
+  object: 'response.compaction';
+  created_at: number;
+  output: Array<MessageItem | CompactionItem>;
+  usage: ResponseUsage;
 };
 
 /** A list answer of the Responses API (responses, input items). */

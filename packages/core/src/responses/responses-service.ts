@@ -21,11 +21,12 @@ import { buildResponseObject, type ResponseOutcome } from './response-object.js'
 import { ResponseEventWriter, type ResponseEventSink } from './response-events.js';
 import { parseResponseRequest, type ResponseRequest } from './response-request.js';
 import { isActiveStatus, ResponseStore, responseNotFound, type StoredBackgroundResponse } from './response-store.js';
-import type { ConversationItem, ResponseList, ResponseObject } from './response-types.js';
+import type { CompactedResponse, ConversationItem, ResponseList, ResponseObject } from './response-types.js';
 import type { ResponseToolProvider, ToolSession } from './tool-provider.js';
 import { TurnLoop, zeroUsage } from './turn-loop.js';
 import { fitContext, promptLimit, type FittedContext } from './context-window.js';
 import { offeredFunctions } from './chat-translation.js';
+import { ResponseCompactor, parseCompactRequest } from './compaction.js';
 
 export interface ResponsesServiceDependencies {
   /** Where responses are stored (the storage's resource store). */
@@ -75,6 +76,7 @@ export class ResponsesService implements BackgroundResponseRunner {
   private readonly store: ResponseStore;
   private readonly loop: TurnLoop;
   private readonly providers: readonly ResponseToolProvider[];
+  private readonly compactor: ResponseCompactor;
   /** Last record time handed out: responses created by one instance list in creation order. */
   private lastCreateMs = 0;
   /** Background responses this instance runs, by record name: a cancel made here aborts them at once. */
@@ -85,6 +87,7 @@ export class ResponsesService implements BackgroundResponseRunner {
     this.store = new ResponseStore(deps.resources, deps.storage);
     this.loop = new TurnLoop(deps.client);
     this.providers = deps.toolProviders ?? [];
+    this.compactor = new ResponseCompactor(deps.directory, deps.client, deps.clock);
     if (this.providers.length > 1) {
       throw new Error(`the Responses API runs one gateway-tool provider, but ${this.providers.length} were contributed to responseToolProvidersToken`);
     }
@@ -324,6 +327,17 @@ export class ResponsesService implements BackgroundResponseRunner {
     }, this.deps.cancelPollMs ?? defaultCancelPollMs);
   }
 
+  /**
+   * `POST /responses/compact`: the conversation (a stored response of the caller's account, then the
+   * body's input) compacted to its user messages and one compaction item ({@link ResponseCompactor}).
+   */
+  async compact(ctx: RequestContext, body: unknown): Promise<CompactedResponse> {
+    const accountId = this.accountOf(ctx);
+    const request = parseCompactRequest(body);
+    const history = await this.history(ctx, accountId, request);
+    return this.compactor.compact(ctx, request, [...history, ...request.input]);
+  }
+
   private accountOf(ctx: RequestContext): string {
     const principal = ctx.principal;
     if (!principal) throw unauthenticated('the Responses API needs an authenticated caller');
@@ -332,7 +346,7 @@ export class ResponsesService implements BackgroundResponseRunner {
   }
 
   /** The conversation a previous response ended with: its input items and its output. */
-  private async history(ctx: RequestContext, accountId: string, request: ResponseRequest): Promise<ConversationItem[]> {
+  private async history(ctx: RequestContext, accountId: string, request: Pick<ResponseRequest, 'previousResponseId' | 'input'>): Promise<ConversationItem[]> {
     if (request.previousResponseId === null) {
       checkToolOutputs([], request.input);
       return [];

@@ -20,7 +20,7 @@ import type { ChatFunction, ToolSession } from './tool-provider.js';
 /** Most model turns in one response: a guard against a model that calls gateway tools forever. */
 export const maxTurns = 32;
 /** Retries with a smaller window after the engine itself said the prompt is too long (truncation auto). */
-const contextRetries = 3;
+export const contextRetries = 3;
 
 export interface TurnLoopInput {
   readonly request: ResponseRequest;
@@ -238,7 +238,7 @@ export class TurnLoop {
 }
 
 /** An engine's refusal of the request (not a failure of the engine): the client's error. */
-function clientError(status: number, error: UpstreamError): GatewayError {
+export function clientError(status: number, error: UpstreamError): GatewayError {
   const options = { reason: (error.code ?? 'upstream_rejected').toUpperCase(), ...(error.param !== null ? { field: error.param } : {}) };
   if (status === 429) return resourceExhausted(error.message, options);
   if (status >= 400 && status < 500 && status !== 404 && status !== 408) return invalidArgument(error.message, options);

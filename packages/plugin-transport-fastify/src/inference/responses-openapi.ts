@@ -5,9 +5,9 @@ import { responsesPath } from './responses-routes.js';
 const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 const item: JsonSchema = {
   type: 'object',
-  description: 'A conversation item: message, function_call, function_call_output or reasoning.',
+  description: 'A conversation item: message, function_call, function_call_output, reasoning or compaction.',
   required: ['type', 'id'],
-  properties: { type: { type: 'string' }, id: { type: 'string' }, status: { type: 'string' } },
+  properties: { type: { type: 'string' }, id: { type: 'string' }, status: { type: 'string' }, encrypted_content: { type: 'string', description: 'compaction items: the summary, opaque.' } },
 };
 const listOf = (items: JsonSchema): JsonSchema => ({
   type: 'object',
@@ -38,6 +38,15 @@ const settings: Record<string, JsonSchema> = {
   user: nullable({ type: 'string' }),
 };
 
+const usageSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' },
+    input_tokens: { type: 'integer' }, output_tokens: { type: 'integer' },
+    input_tokens_details: { type: 'object' }, output_tokens_details: { type: 'object' },
+  },
+};
+
 const responseSchema: JsonSchema = {
   type: 'object',
   required: ['id', 'object', 'created_at', 'status', 'model', 'output', 'usage'],
@@ -52,14 +61,7 @@ const responseSchema: JsonSchema = {
     model: { type: 'string' },
     output: { type: 'array', items: item },
     previous_response_id: nullable({ type: 'string' }),
-    usage: {
-      type: 'object',
-      properties: {
-        prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' },
-        input_tokens: { type: 'integer' }, output_tokens: { type: 'integer' },
-        input_tokens_details: { type: 'object' }, output_tokens_details: { type: 'object' },
-      },
-    },
+    usage: usageSchema,
     ...settings,
     background: { type: 'boolean' },
     service_tier: { type: 'string' },
@@ -125,6 +127,33 @@ export function responsesRouteSpecs(): RouteSpec[] {
       summary: 'The items a stored response was created from (earlier conversation and its input)',
       query: [...listQuery, { name: 'order', type: 'string', description: 'asc or desc (default).' }],
       response: listOf(item),
+      handle: documentedOnly,
+    },
+    {
+      method: 'POST', path: `${responsesPath}/compact`, tag: 'Inference', operationId: 'compactResponse',
+      summary: "Compact a conversation: its user messages and one compaction item holding the model's summary of it (nothing is stored)",
+      requestBody: {
+        type: 'object',
+        required: ['model'],
+        properties: {
+          model: { type: 'string', description: 'accounts/<account_id>/models/<model_id>: the model that writes the summary.' },
+          input: { description: 'A string or a list of input items (compaction items of an earlier compaction included); required unless previous_response_id is given.' },
+          previous_response_id: nullable({ type: 'string', description: 'A stored response: its conversation and output come first.' }),
+          instructions: nullable({ type: 'string', description: 'A system message for the summarising turn.' }),
+          prompt_cache_key: nullable({ type: 'string', description: 'Accepted, no effect.' }),
+        },
+      },
+      response: {
+        type: 'object',
+        required: ['id', 'object', 'created_at', 'output', 'usage'],
+        properties: {
+          id: { type: 'string', description: '`resp_` and 32 hex characters; not stored.' },
+          object: { type: 'string', const: 'response.compaction' },
+          created_at: { type: 'integer' },
+          output: { type: 'array', items: item, description: 'The user messages of the conversation, then one compaction item: send them as the input of the next response.' },
+          usage: usageSchema,
+        },
+      },
       handle: documentedOnly,
     },
   ];

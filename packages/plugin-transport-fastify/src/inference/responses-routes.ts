@@ -35,7 +35,7 @@ function queryOf(request: FastifyRequest): Record<string, string | undefined> {
 
 /**
  * The Responses API over HTTP: create (whole, or streamed as Server-Sent Events with `stream: true`),
- * retrieve, delete, list, input items, and cancel of a background response (run by the queue workers). The domain (rules, turns,
+ * retrieve, delete, list, input items, compaction, and cancel of a background response (run by the queue workers). The domain (rules, turns,
  * storage) is core's {@link ResponsesService}; errors reach the server's error handler, which answers
  * `/inference/...` URLs in the inference format.
  */
@@ -92,5 +92,6 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ResponsesRou
   app.post(`${responsesPath}/:id/cancel`, routeOptions, async (request, reply) => answer(reply, request, await service.cancel(contextOf(request, reply), idOf(request))));
   app.get(`${responsesPath}/:id/input_items`, routeOptions, async (request, reply) =>
     answer(reply, request, await service.inputItems(contextOf(request, reply), idOf(request), queryOf(request))));
+  app.post(`${responsesPath}/compact`, routeOptions, async (request, reply) => answer(reply, request, await service.compact(contextOf(request, reply), request.body)));
   return service;
 }
