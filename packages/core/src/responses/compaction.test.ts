@@ -11,23 +11,25 @@ import { callerContext, fixtureModel, responsesTestBed, type EngineClient } from
 import type { ResponsesService } from './responses-service.js';
 import type { CompactionItem, ResponseObject } from './response-types.js';
 
-let storage: MemoryStorage;
-let client: EngineClient;
-let service: ResponsesService;
 const ctx = callerContext();
-
+let bed: { storage: MemoryStorage; client: EngineClient; service: ResponsesService };
 beforeEach(async () => {
-  ({ storage, client, service } = await responsesTestBed());
+  bed = await responsesTestBed();
 });
+const compact = (body: unknown, caller = ctx) => bed.service.compact(caller, body);
+const sentMessages = () => bed.client.bodies.at(-1)!.messages as Array<{ role: string; content: unknown }>;
 
-const textOf = (response: ResponseObject): string =>
-  response.output.flatMap((item) => (item.type === 'message' ? item.content : [])).map((part) => (part.type === 'output_text' ? part.text : '')).join('');
+/** The answer text of a response's messages. */
+function textOf(response: ResponseObject): string {
+  const parts = response.output.flatMap((item) => (item.type === 'message' ? item.content : []));
+  return parts.map((part) => (part.type === 'output_text' ? part.text : '')).join('');
+}
 
 const summaryIn = (item: unknown): string | undefined => decodeCompaction((item as CompactionItem).encrypted_content);
 
 async function setModel(fields: JsonObject): Promise<void> {
-  const stored = await storage.resources.get(systemContext(), fixtureModel);
-  await storage.resources.update(systemContext(), fixtureModel, { ...stored!.data, ...fields }, stored!.etag);
+  const stored = await bed.storage.resources.get(systemContext(), fixtureModel);
+  await bed.storage.resources.update(systemContext(), fixtureModel, { ...stored!.data, ...fields }, stored!.etag);
 }
 
 describe('compaction content', () => {
@@ -75,7 +77,7 @@ describe('compacting a conversation', () => {
       { type: 'function_call_output', call_id: 'call_1', output: 'Oslo' },
       { role: 'user', content: [{ type: 'input_text', text: 'Where is she moored?' }] },
     ];
-    const compacted = await service.compact(ctx, { model: fixtureModel, input, instructions: 'Summaries in English' });
+    const compacted = await compact({ model: fixtureModel, input, instructions: 'Summaries in English' });
     expect(shapeProblems(compacted, compactionShape)).toEqual([]);
     expect(compacted).toMatchObject({ object: 'response.compaction', id: expect.stringMatching(/^resp_[0-9a-f]{32}$/) });
     expect(compacted.output.map((item) => (item.type === 'message' ? `${item.role}:${item.content.map((p) => (p.type === 'input_text' ? p.text : '')).join('')}` : item.type)))
@@ -84,14 +86,14 @@ describe('compacting a conversation', () => {
     expect(compaction.id).toMatch(/^cmp_[0-9a-f]{32}$/);
 
     // One completion: the instructions, the conversation, then the compaction prompt; the summary is its answer.
-    expect(client.bodies).toHaveLength(1);
-    const sent = client.bodies[0]!;
+    expect(bed.client.bodies).toHaveLength(1);
+    const sent = bed.client.bodies[0]!;
     expect(sent.max_tokens).toBe(summaryTokens);
     const messages = sent.messages as Array<{ role: string; content: unknown }>;
     expect(messages[0]).toEqual({ role: 'system', content: 'Summaries in English' });
     expect(messages.map((m) => m.role)).toEqual(['system', 'system', 'user', 'assistant', 'tool', 'user', 'user']);
     expect(messages.at(-1)).toEqual({ role: 'user', content: compactionPrompt });
-    const answer = await client.complete(ctx, { target: { accountId: 'acme', model: fixtureModel, deployment: 'd' }, body: sent });
+    const answer = await bed.client.complete(ctx, { target: { accountId: 'acme', model: fixtureModel, deployment: 'd' }, body: sent });
     const expected = answer.ok ? (answer.completion.choices as Array<{ message: { content: string } }>)[0]!.message.content : '';
     expect(expected.length).toBeGreaterThan(0);
     expect(summaryIn(compaction)).toBe(expected);
@@ -100,56 +102,56 @@ describe('compacting a conversation', () => {
   });
 
   it('compacts a stored conversation by previous_response_id, in the caller account only, and its output continues it', async () => {
-    const first = await service.create(ctx, { model: fixtureModel, input: 'My ship is called Aurora' });
-    const second = await service.create(ctx, { model: fixtureModel, input: 'And my dog is Rex', previous_response_id: first.id });
-    const compacted = await service.compact(ctx, { model: fixtureModel, previous_response_id: second.id, input: 'Keep it short' });
+    const first = await bed.service.create(ctx, { model: fixtureModel, input: 'My ship is called Aurora' });
+    const second = await bed.service.create(ctx, { model: fixtureModel, input: 'And my dog is Rex', previous_response_id: first.id });
+    const compacted = await compact({ model: fixtureModel, previous_response_id: second.id, input: 'Keep it short' });
     expect(compacted.output.map((item) => item.type === 'message' ? item.role : item.type)).toEqual(['user', 'user', 'user', 'compaction']);
-    const summarised = client.bodies.at(-1)!.messages as Array<{ role: string; content: unknown }>;
+    const summarised = sentMessages();
     expect(summarised.slice(0, 4)).toEqual([
       { role: 'user', content: 'My ship is called Aurora' }, { role: 'assistant', content: textOf(first) },
       { role: 'user', content: 'And my dog is Rex' }, { role: 'assistant', content: textOf(second) },
     ]);
-    await expect(service.compact(callerContext('globex'), { model: fixtureModel, previous_response_id: second.id }))
+    await expect(compact({ model: fixtureModel, previous_response_id: second.id }, callerContext('globex')))
       .rejects.toMatchObject({ code: 'NOT_FOUND', field: 'previous_response_id' });
 
     // The compacted output is the next response's input: the summary replaces the answers it summarised.
-    const next = await service.create(ctx, { model: fixtureModel, input: [...compacted.output, { role: 'user', content: 'What is my ship called?' }] });
+    const next = await bed.service.create(ctx, { model: fixtureModel, input: [...compacted.output, { role: 'user', content: 'What is my ship called?' }] });
     expect(next.status).toBe('completed');
-    const sent = client.bodies.at(-1)!.messages as Array<{ role: string; content: unknown }>;
+    const sent = sentMessages();
     expect(sent).toEqual([
       { role: 'user', content: 'My ship is called Aurora' }, { role: 'user', content: 'And my dog is Rex' }, { role: 'user', content: 'Keep it short' },
       { role: 'user', content: `${compactionHeading}\n\n${summaryIn(compacted.output[3])!}` },
       { role: 'user', content: 'What is my ship called?' },
     ]);
     // Stored with the compaction item; a later compaction summarises the earlier summary and keeps one compaction item.
-    const again = await service.compact(ctx, { model: fixtureModel, previous_response_id: next.id });
+    const again = await compact({ model: fixtureModel, previous_response_id: next.id });
     expect(again.output.filter((item) => item.type === 'compaction')).toHaveLength(1);
-    expect(JSON.stringify(client.bodies.at(-1)!.messages)).toContain(compactionHeading);
+    expect(JSON.stringify(bed.client.bodies.at(-1)!.messages)).toContain(compactionHeading);
   });
 
   it('drops the oldest items to leave room for the summary when the conversation is long', async () => {
     await setModel({ contextLength: 200 });
     const long = (prefix: string) => Array.from({ length: 60 }, (_, i) => `${prefix}${i}`).join(' ');
-    const compacted = await service.compact(ctx, { model: fixtureModel, input: [{ role: 'user', content: long('a') }, { role: 'user', content: long('b') }, { role: 'user', content: 'short' }] });
-    const sent = client.bodies.at(-1)!;
+    const compacted = await compact({ model: fixtureModel, input: [{ role: 'user', content: long('a') }, { role: 'user', content: long('b') }, { role: 'user', content: 'short' }] });
+    const sent = bed.client.bodies.at(-1)!;
     expect(sent.max_tokens).toBe(50);
     expect((sent.messages as Array<{ content: unknown }>).map((m) => m.content)).toEqual([long('b'), 'short', compactionPrompt]);
     // Every user message is still kept in the answer.
     expect(compacted.output).toHaveLength(4);
-    await expect(service.compact(ctx, { model: fixtureModel, input: long('c') + long('d') + long('e') }))
+    await expect(compact({ model: fixtureModel, input: long('c') + long('d') + long('e') }))
       .rejects.toMatchObject({ code: 'INVALID_ARGUMENT', reason: 'CONTEXT_LENGTH_EXCEEDED', field: 'input' });
   });
 
   it('refuses images for a model without image input, an unknown model, and a caller without a key; fails when the model cannot answer', async () => {
     const image = [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/cat.png' }] }];
-    await expect(service.compact(ctx, { model: fixtureModel, input: image })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'input' });
-    await expect(service.compact(ctx, { model: 'accounts/acme/models/other', input: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(service.compact(systemContext(), { model: fixtureModel, input: 'x' })).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
-    client.scripted.push(unavailable('no replica is ready'));
-    await expect(service.compact(ctx, { model: fixtureModel, input: 'x' })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
-    client.scripted.push({ ok: false, status: 400, error: { message: 'bad temperature', type: 'invalid_request_error', param: 'temperature', code: null } });
-    await expect(service.compact(ctx, { model: fixtureModel, input: 'x' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: 'bad temperature' });
-    client.scripted.push({ ok: true, completion: { choices: [] } });
-    await expect(service.compact(ctx, { model: fixtureModel, input: 'x' })).rejects.toMatchObject({ code: 'UNAVAILABLE', reason: 'BAD_UPSTREAM_ANSWER' });
+    await expect(compact({ model: fixtureModel, input: image })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'input' });
+    await expect(compact({ model: 'accounts/acme/models/other', input: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(compact({ model: fixtureModel, input: 'x' }, systemContext())).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    bed.client.scripted.push(unavailable('no replica is ready'));
+    await expect(compact({ model: fixtureModel, input: 'x' })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    bed.client.scripted.push({ ok: false, status: 400, error: { message: 'bad temperature', type: 'invalid_request_error', param: 'temperature', code: null } });
+    await expect(compact({ model: fixtureModel, input: 'x' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: 'bad temperature' });
+    bed.client.scripted.push({ ok: true, completion: { choices: [] } });
+    await expect(compact({ model: fixtureModel, input: 'x' })).rejects.toMatchObject({ code: 'UNAVAILABLE', reason: 'BAD_UPSTREAM_ANSWER' });
   });
 });
