@@ -103,8 +103,8 @@ export const fastSchedule: WebhooksOptions = {
   random: () => 0.5,
 };
 
-/** A gateway with the webhooks plugin on `storage`, loopback URLs allowed; workers polling every 10 ms unless `workers` is false. */
-export function webhookGateway(storage: GatewayPlugin, clock: ManualClock | undefined, options: { workers?: boolean; webhooks?: WebhooksOptions } = {}): Gateway {
+/** A gateway with the webhooks plugin on `storage`, loopback URLs allowed unless told; workers polling every 10 ms unless `workers` is false. */
+export function webhookGateway(storage: GatewayPlugin, clock: ManualClock | undefined, options: { workers?: boolean; webhooks?: WebhooksOptions; allowLoopbackUrls?: boolean } = {}): Gateway {
   return createGateway({
     plugins: [
       storage,
@@ -112,7 +112,7 @@ export function webhookGateway(storage: GatewayPlugin, clock: ManualClock | unde
       staticTokenAuth({}),
       webhooks({ ...fastSchedule, ...options.webhooks }),
     ],
-    config: { pageTokenSecret: 'webhook-test-page-tokens', allowLoopbackUrls: true },
+    config: { pageTokenSecret: 'webhook-test-page-tokens', allowLoopbackUrls: options.allowLoopbackUrls ?? true },
     ...(clock === undefined ? {} : { clock }),
   });
 }

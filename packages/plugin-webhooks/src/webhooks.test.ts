@@ -155,6 +155,17 @@ describe('webhook delivery', () => {
     }
   });
 
+  it('fails at once, without connecting, when the URL resolves to an address the egress policy refuses', async () => {
+    const clock = new ManualClock(new Date());
+    const gateway = await gatewayOnClock(clock, { allowLoopbackUrls: false });
+    const hook = await receiver('ok');
+    // `localhost` passes the check of the URL as written (a name), and is refused when it resolves (/etc/hosts).
+    const { name } = await emit(gateway, event(hook.url.replace('127.0.0.1', 'localhost')));
+    const delivery = await driveToEnd(gateway, name, clock);
+    expect(delivery).toMatchObject({ state: 'FAILED', attemptCount: 1, failureReason: expect.stringMatching(/localhost resolves to a loopback address/) });
+    expect(hook.received).toHaveLength(0);
+  });
+
   it('delivers after a restart between the result and the delivery (shared memory store)', async () => {
     const clock = new ManualClock(new Date());
     const storage = new MemoryStorage({ now: () => clock.now().getTime() });

@@ -120,6 +120,8 @@ const literalCorpus = (): string[] => [
   // Schemes other than http and https, and credentials.
   `ftp://127.0.0.1:${String(port)}/leaked`, 'file:///etc/passwd', `gopher://127.0.0.1:${String(port)}/_leaked`, `ws://127.0.0.1:${String(port)}/leaked`,
   `http://user:pass@public.test:${String(port)}/leaked`, `javascript:fetch('${at('127.0.0.1')}')`,
+  // Credentials that spell the canary (the host is public.test), and an IPv6 zone id.
+  `http://127.0.0.1:${String(port)}@public.test:${String(port)}/leaked`, at('[::1%25lo]'),
 ];
 
 /** Names whose (injected) DNS answers are not public. */
@@ -128,6 +130,8 @@ const nameCorpus = (): string[] =>
     'localhost', 'LOCALHOST', 'localhost.', 'loopback.test', 'loopback-alias.test', 'mapped.test', 'mapped-hex.test', 'v6-loopback.test',
     'nat64.test', 'sixtofour.test', 'unspecified.test', 'unspecified6.test', 'private.test', 'cgnat.test', 'ula.test', 'link-local.test',
     'link-local6.test', 'multicast.test', 'mixed.test',
+    // Circled letters: the URL parser's IDNA mapping makes them `localhost`.
+    'ⓛⓞⓒⓐⓛⓗⓞⓢⓣ',
   ].map((name) => at(name));
 
 /** Public answers that redirect to what must never be called (each hop is checked). */
@@ -152,7 +156,7 @@ afterAll(async () => {
 
 describe('the hostile-URL corpus (loopback and private not allowed)', () => {
   it('has at least 40 entries, and the simulated internet works (a public name is reached)', async () => {
-    expect([literalCorpus().length, nameCorpus().length, redirectCorpus().length]).toEqual([53, 19, 11]);
+    expect([literalCorpus().length, nameCorpus().length, redirectCorpus().length]).toEqual([55, 20, 11]);
     const egress = strictClient();
     try {
       const answer = await egress.request(ctx, at('public.test', '/hello'));
