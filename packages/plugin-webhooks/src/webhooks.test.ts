@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { Code, isGatewayError, resourceEnvironmentToken, webhookOutboxToken, type Gateway } from '@berth/core';
+import { Code, isGatewayError, resourceEnvironmentToken, unavailable, webhookOutboxToken, type Gateway, type RequestContext, type StorageTransaction } from '@berth/core';
 import { ManualClock, MemoryStorage, principalContext } from '@berth/core/testing';
 import { webhookDeliveryServiceToken } from './webhook-delivery-api.js';
 import {
@@ -164,6 +164,38 @@ describe('webhook delivery', () => {
     const delivery = await driveToEnd(gateway, name, clock);
     expect(delivery).toMatchObject({ state: 'FAILED', attemptCount: 1, failureReason: expect.stringMatching(/localhost resolves to a loopback address/) });
     expect(hook.received).toHaveLength(0);
+  });
+
+  it('sends again with the same webhook-id when the worker fails between sending and recording, and records one attempt', async () => {
+    const clock = new ManualClock(new Date());
+    const hook = await receiver('ok');
+    /** A store whose transactions roll back (as if the connection dropped at commit) while `failing()` says so. */
+    class CommitFails extends MemoryStorage {
+      failing: () => boolean = () => false;
+      override transaction<T>(ctx: RequestContext, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+        if (!this.failing()) return super.transaction(ctx, work);
+        return super.transaction(ctx, async (tx) => {
+          await work(tx);
+          throw unavailable('the connection dropped before the commit');
+        });
+      }
+    }
+    const storage = new CommitFails({ now: () => clock.now().getTime() });
+    // The worker's first commit (after the receiver got attempt 1) is lost.
+    storage.failing = () => hook.hooks().length === 1;
+    const gateway = webhookGateway(sharedStorage(storage), clock);
+    await gateway.start();
+    open.push(gateway);
+    const { name, webhookId } = await emit(gateway, event(hook.url));
+    // The queue retries the job after its own backoff: move the clock until the delivery is recorded.
+    await waitFor(async () => {
+      clock.advance(2_000);
+      return (await readDelivery(gateway, name)).state !== 'PENDING';
+    }, 'the delivery after a lost commit');
+    expect(hook.hooks().map((r) => r.headers['webhook-id'])).toEqual([webhookId, webhookId]);
+    const delivery = await readDelivery(gateway, name);
+    expect(delivery).toMatchObject({ state: 'SUCCEEDED', attemptCount: 1 });
+    expect(delivery.attempts?.map((a) => a.statusCode)).toEqual([204]);
   });
 
   it('delivers after a restart between the result and the delivery (shared memory store)', async () => {
