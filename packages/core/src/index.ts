@@ -20,3 +20,4 @@ export * from './serving/index.js';
 export * from './workers/index.js';
 export * from './responses/index.js';
 export * from './outbound/index.js';
+export * from './images/index.js';

@@ -3,11 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import {
   acceleratorRuntimesToken,
+  imageEnginesToken,
   fp4Precisions,
   fp8Precisions,
   systemContext,
   type AcceleratorRuntime,
   type Binder,
+  type ImageEngine,
   type SimulatedProvisioner,
 } from '@berth/core';
 import { describeRuntimeContract } from '@berth/core/testing';
@@ -75,16 +77,20 @@ describe('gpuxRuntime plugin', () => {
     const plugin = gpuxRuntime({ provisioner: fast });
     expect(plugin.id).toBe('runtime-gpux');
     const contributed: unknown[] = [];
+    const engines: ImageEngine[] = [];
     const binder: Binder = {
       bindValue: () => undefined,
       bind: () => undefined,
       contribute: ((token: unknown, value: unknown) => {
+        if (token === imageEnginesToken) return void engines.push(value as ImageEngine);
         expect(token).toBe(acceleratorRuntimesToken);
         contributed.push(value);
       }) as Binder['contribute'],
     };
     plugin.register(binder);
     expect(contributed).toHaveLength(1);
+    // The simulated pool serves the reference image engine.
+    expect(engines.map((e) => e.name)).toEqual(['reference']);
     const runtime = contributed[0] as AcceleratorRuntime;
     expect(runtime.vendor).toBe('gpux');
     expect(runtime.provisioner.kind).toBe('simulated');

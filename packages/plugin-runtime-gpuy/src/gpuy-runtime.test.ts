@@ -1,9 +1,11 @@
 import {
   acceleratorRuntimesToken,
+  imageEnginesToken,
   fp4Precisions,
   fp8Precisions,
   type AcceleratorRuntime,
   type Binder,
+  type ImageEngine,
   type SimulatedProvisioner,
 } from '@berth/core';
 import { describeRuntimeContract } from '@berth/core/testing';
@@ -80,15 +82,19 @@ describe('gpuyRuntime plugin', () => {
     const plugin = gpuyRuntime();
     expect(plugin.id).toBe('runtime-gpuy');
     const contributed: AcceleratorRuntime[] = [];
+    const engines: ImageEngine[] = [];
     const binder: Binder = {
       bindValue: () => undefined,
       bind: () => undefined,
       contribute: ((token: unknown, value: unknown) => {
+        if (token === imageEnginesToken) return void engines.push(value as ImageEngine);
         expect(token).toBe(acceleratorRuntimesToken);
         contributed.push(value as AcceleratorRuntime);
       }) as Binder['contribute'],
     };
     plugin.register(binder);
     expect(contributed.map((r) => r.vendor)).toEqual(['gpuy']);
+    // The simulated pool serves the reference image engine.
+    expect(engines.map((e) => e.name)).toEqual(['reference']);
   });
 });

@@ -6,7 +6,7 @@ import {
 } from '@berth/core';
 import { renderError, surfaceOf, toRequestError } from './errors.js';
 import type { RouteSpec } from './route-spec.js';
-import { fastifyParams, routeRequestOf } from './http-request.js';
+import { fastifyParams, routeRequestOf, sendAnswer } from './http-request.js';
 import { bearerAuthentication } from './authentication.js';
 import { defaultJsonBodyLimits, parseJsonBody, type JsonBodyLimits } from './json-body.js';
 import { registerSignedUrlRoutes } from './signed-url-routes.js';
@@ -155,7 +155,7 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
     /** Runs the operation; answers, or hands any failure to the error handler. */
     const serve = (request: FastifyRequest, reply: FastifyReply, spec: RouteSpec, params: Record<string, string>, principal: Principal): void => {
       spec.handle(routeRequestOf(spec, request, reply, params, principal, prefix)).then(
-        (result) => reply.header('x-request-id', request.id).send(result),
+        (result) => sendAnswer(reply, request.id, result),
         (error: unknown) => fail(reply, error),
       );
     };

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal, RequestContext } from '@berth/core';
+import { BinaryAnswer, type Principal, type RequestContext } from '@berth/core';
 import { parseQuery } from './query.js';
 import type { QueryValues, RouteRequest, RouteSpec } from './route-spec.js';
 
@@ -60,6 +60,22 @@ export class HttpRouteRequest implements RouteRequest {
   get contentType(): string | undefined {
     return this.request.headers['content-type'];
   }
+
+  get accept(): string | undefined {
+    return this.request.headers.accept;
+  }
+}
+
+/**
+ * Sends a route's result: a {@link BinaryAnswer} as its bytes with its media type, headers and
+ * `Content-Length`; anything else as JSON.
+ */
+export function sendAnswer(reply: FastifyReply, requestId: string, result: unknown): FastifyReply {
+  void reply.header('x-request-id', requestId);
+  if (!(result instanceof BinaryAnswer)) return reply.send(result);
+  const { bytes, contentType, headers } = result;
+  for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
+  return reply.type(contentType).send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
 
 /** The `If-Match` header's entity tag with its quotes (and a weak `W/` marker) stripped; `*` is kept. */

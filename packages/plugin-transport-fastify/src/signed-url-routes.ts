@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { BinaryAnswer } from '@berth/core';
 import type { RouteSpec } from './route-spec.js';
-import { fastifyParams, routeRequestOf } from './http-request.js';
+import { fastifyParams, routeRequestOf, sendAnswer } from './http-request.js';
 
 export interface SignedUrlRoutesOptions {
   readonly routes: readonly RouteSpec[];
@@ -26,10 +25,7 @@ export async function registerSignedUrlRoutes(app: FastifyInstance, options: Sig
       bodyLimit: spec.signedUrl?.maxBodyBytes ?? 0, // only specs with `signedUrl` are registered here
       handler: async (request, reply) => {
         const result = await spec.handle(routeRequestOf(spec, request, reply, request.params as Record<string, string>, undefined, options.mountPoint));
-        void reply.header('x-request-id', request.id);
-        if (!(result instanceof BinaryAnswer)) return reply.send(result);
-        const { bytes, contentType } = result;
-        return reply.type(contentType).send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+        return sendAnswer(reply, request.id, result);
       },
     });
   }

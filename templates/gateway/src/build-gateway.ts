@@ -9,7 +9,8 @@ import { selectStorage } from './select-storage.js';
 /**
  * Storage (memory, or PostgreSQL when `DATABASE_URL` is set: see select-storage.ts), API keys, and both
  * accelerator runtimes on their simulated provisioners: deployments get replicas that are reference-engine
- * servers on loopback ports, so the whole lifecycle and inference work on a laptop without accelerators.
+ * servers on loopback ports, so the whole lifecycle and inference work on a laptop without accelerators; images
+ * come from the reference image engine the simulated pool serves (drawn in process with sharp).
  * Webhooks are delivered by the queue workers (signed, retried, visible at `/v1/accounts/{a}/webhookDeliveries`).
  * `storage` lets a host swap the storage plugin without touching the rest.
  */
@@ -22,6 +23,10 @@ export function buildGateway(settings: TemplateSettings, storage: GatewayPlugin 
       ...(settings.apiKey ? { bootstrapApiKey: settings.apiKey } : {}),
       allowLoopbackUrls: settings.allowLoopbackUrls,
       allowPrivateUrls: settings.allowPrivateUrls,
+      systemAccountId: settings.systemAccountId,
+      imageModelIds: settings.imageModelIds,
+      imageBlockedTerms: settings.imageBlockedTerms,
+      imageSensitiveTerms: settings.imageSensitiveTerms,
     },
     logger: consoleLogger(settings.logLevel),
   });

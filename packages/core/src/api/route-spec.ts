@@ -23,6 +23,8 @@ export interface RouteRequest {
   /** `If-Match` (AIP-154 etag), quotes stripped, `*` kept. */ readonly ifMatch?: string | undefined;
   /** The body's media type (`Content-Type`), for routes that take bytes ({@link RouteSpec.signedUrl}). */
   readonly contentType?: string | undefined;
+  /** The `Accept` header, for routes whose answer's form depends on it (text_to_image). */
+  readonly accept?: string | undefined;
 }
 
 /**
@@ -50,18 +52,24 @@ export interface RouteSpec {
    * part of the bearer-authenticated JSON API: no bearer key is asked for and no permission checked (the
    * handler runs with a context without principal and must verify the URL's signature itself), the body
    * is taken as bytes of any media type (`request.body` is a `Uint8Array`, `request.contentType` its type)
-   * up to `maxBodyBytes`, the handler may answer a {@link BinaryAnswer}, and the route is left out of the
+   * up to `maxBodyBytes`, and the route is left out of the
    * OpenAPI document.
    */
   readonly signedUrl?: { readonly maxBodyBytes: number };
+  /** Media types the route may answer as bytes ({@link BinaryAnswer}) besides JSON, for the OpenAPI document. */
+  readonly binaryMediaTypes?: readonly string[];
   handle(request: RouteRequest): Promise<unknown>;
 }
 
-/** An answer sent as bytes with its media type instead of JSON; only {@link RouteSpec.signedUrl} routes give one. */
+/**
+ * An answer sent as bytes with its media type (and `Content-Length`) instead of JSON, with optional
+ * extra response headers (text_to_image's `Seed` and `Finish-Reason`). Any route may answer one.
+ */
 export class BinaryAnswer {
   constructor(
     readonly bytes: Uint8Array,
     readonly contentType: string,
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {}
 }
 

@@ -289,7 +289,7 @@ function hashHex(text: string): string {
 }
 
 /** mulberry32 seeded from a SHA-256 of the text: small, fast and the same on every platform. */
-function createPrng(seedText: string): () => number {
+export function createPrng(seedText: string): () => number {
   let state = Number.parseInt(hashHex(seedText).slice(0, 8), 16) >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -1,3 +1,5 @@
 export * from './tokenizer.js';
 export * from './generate.js';
 export * from './reference-engine.js';
+export { referenceImageEngine, type ReferenceImageEngineOptions } from './reference-image-engine.js';
+export * from './upstream-image-engine.js';

@@ -1,3 +1,19 @@
+/** The ids the three image models are published under (`$BERTH_IMAGE_MODEL_IDS`: `role=id` pairs). */
+export interface ImageModelIds {
+  /** Role `text_to_image`; default `imgmodel-1-schnell-fp8`. */
+  readonly textToImage: string;
+  /** Role `kontext_pro`; default `imgmodel-kontext-pro`. */
+  readonly kontextPro: string;
+  /** Role `kontext_max`; default `imgmodel-kontext-max`. */
+  readonly kontextMax: string;
+}
+
+export const defaultImageModelIds: ImageModelIds = {
+  textToImage: 'imgmodel-1-schnell-fp8',
+  kontextPro: 'imgmodel-kontext-pro',
+  kontextMax: 'imgmodel-kontext-max',
+};
+
 /** Gateway-wide settings given to `createGateway`. */
 export interface GatewayConfig {
   /** Account created at first start when storage is empty (`$BERTH_ACCOUNT_ID`, default `my-account`). */
@@ -21,6 +37,23 @@ export interface GatewayConfig {
    * multicast and other special-purpose addresses stay refused whatever the settings.
    */
   readonly allowPrivateUrls: boolean;
+  /**
+   * The provider account that publishes the image models; it appears literally in the image paths
+   * (`/inference/v1/workflows/accounts/{systemAccountId}/models/…`). `$BERTH_SYSTEM_ACCOUNT_ID`, default `system`.
+   */
+  readonly systemAccountId: string;
+  /** Ids of the image models (existing image clients decide from the id whether to poll). */
+  readonly imageModelIds: ImageModelIds;
+  /**
+   * Terms the reference safety checker refuses (case-insensitive, whole words) in image prompts
+   * (`$BERTH_IMAGE_BLOCKED_TERMS`, comma-separated). Default none.
+   */
+  readonly imageBlockedTerms: readonly string[];
+  /**
+   * Terms whose outputs the reference safety checker refuses (`Content Moderated`) when a request's
+   * safety_tolerance is below 2 (`$BERTH_IMAGE_SENSITIVE_TERMS`, comma-separated). Default none.
+   */
+  readonly imageSensitiveTerms: readonly string[];
 }
 
 export const defaultGatewayConfig: GatewayConfig = {
@@ -28,4 +61,8 @@ export const defaultGatewayConfig: GatewayConfig = {
   maxJsonDepth: 64,
   allowLoopbackUrls: false,
   allowPrivateUrls: false,
+  systemAccountId: 'system',
+  imageModelIds: defaultImageModelIds,
+  imageBlockedTerms: [],
+  imageSensitiveTerms: [],
 };

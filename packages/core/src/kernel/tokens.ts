@@ -18,6 +18,7 @@ import type { ServingDirectory } from '../ports/serving-directory.js';
 import type { ServingAdvisor } from '../ports/serving-advisor.js';
 import type { EgressHttp } from '../ports/egress-http.js';
 import type { WebhookOutbox } from '../ports/webhook-outbox.js';
+import type { ImageEngine, SafetyChecker } from '../ports/image-engine.js';
 
 // Gateway settings and ports.
 export const configToken = createToken<GatewayConfig>('GatewayConfig');
@@ -35,11 +36,15 @@ export const servingAdvisorToken = createToken<ServingAdvisor>('ServingAdvisor',
 export const egressHttpToken = createToken<EgressHttp>('EgressHttp', { providedBy: 'core' });
 /** Where features record webhooks in their own storage transaction (bound by `webhooks()` from `@berth/plugin-webhooks`). */
 export const webhookOutboxToken = createToken<WebhookOutbox>('WebhookOutbox', { providedBy: 'webhooks() from @berth/plugin-webhooks' });
+/** Decides moderated image requests and outputs (core binds the reference checker; a plugin may override it). */
+export const safetyCheckerToken = createToken<SafetyChecker>('SafetyChecker', { providedBy: 'core' });
 
 // Multi-bindings.
 /** Start/stop work that needs every plugin started (bootstrap, the reconciler); run after the plugins, stopped before them. */
 export const lifecycleHooksToken = createMultiToken<LifecycleHook>('LifecycleHooks');
 /** Every runtime plugin contributes its {@link AcceleratorRuntime}. */
 export const acceleratorRuntimesToken = createMultiToken<AcceleratorRuntime>('AcceleratorRuntimes');
+/** Runtime plugins contribute the {@link ImageEngine} they serve; the images service uses the first. */
+export const imageEnginesToken = createMultiToken<ImageEngine>('ImageEngines');
 /** Who must hear of a change to a principal (identity caches). */
 export const principalChangeListenersToken = createMultiToken<PrincipalChangeListener>('PrincipalChangeListeners');

@@ -16,3 +16,4 @@ export * from './serving-directory.js';
 export * from './serving-advisor.js';
 export * from './egress-http.js';
 export * from './webhook-outbox.js';
+export * from './image-engine.js';

@@ -5,7 +5,21 @@ import { createAcceleratorRuntime } from './accelerator-runtime.js';
 import { simulatedProvisioner, type SimulatedProvisionerOptions } from './simulated-provisioner.js';
 import type { SizingConstants } from './sizing.js';
 import { staticProvisioner, type StaticProvisionerOptions } from './static-provisioner.js';
-import { acceleratorRuntimesToken } from '../kernel/tokens.js';
+import { acceleratorRuntimesToken, imageEnginesToken } from '../kernel/tokens.js';
+import type { ImageEngine } from '../ports/image-engine.js';
+import { referenceImageEngine, type ReferenceImageEngineOptions } from '../engine/reference-image-engine.js';
+import { upstreamImageEngine, type UpstreamImageEngineOptions } from '../engine/upstream-image-engine.js';
+
+/**
+ * Which image engine a runtime plugin serves (contributed to `imageEnginesToken`): `reference` draws
+ * images in process with sharp (the simulated pool's engine), `upstream` calls an image server running on
+ * the accelerators, `none` serves no images, or a ready-made {@link ImageEngine} (closed by its owner).
+ */
+export type ImageEngineChoice =
+  | ({ readonly kind: 'reference' } & ReferenceImageEngineOptions)
+  | ({ readonly kind: 'upstream' } & UpstreamImageEngineOptions)
+  | { readonly kind: 'none' }
+  | ImageEngine;
 
 /**
  * Which provisioner a runtime plugin uses: `simulated` (the default), `static`, a ready-made
@@ -28,6 +42,8 @@ export interface VendorRuntimeOptions<X extends { readonly kind: string } = neve
   readonly launch?: Partial<LaunchProfile>;
   /** Overrides of the sizing formula's constants. */
   readonly sizing?: Partial<SizingConstants>;
+  /** The image engine served. Default: `reference` on the simulated provisioner, `none` on any other. */
+  readonly images?: ImageEngineChoice;
 }
 
 /** What a vendor plugin declares: data only. */
@@ -40,6 +56,23 @@ export interface VendorRuntimeDefinition {
 
 /** Builds the provisioner of a choice of a kind core does not know; `runtime` renders launch specs. */
 export type ExtraProvisionerBuilder<X> = (choice: X, runtime: Omit<AcceleratorRuntime, 'provisioner'>) => Provisioner;
+
+/** The engine of a choice, and whether the plugin owns (closes) it. */
+export function imageEngineOf(
+  choice: ImageEngineChoice | undefined,
+  simulated: boolean,
+): { engine: ImageEngine | undefined; owned: boolean } {
+  const resolved: ImageEngineChoice = choice ?? { kind: simulated ? 'reference' : 'none' };
+  if ('generate' in resolved) return { engine: resolved, owned: false };
+  switch (resolved.kind) {
+    case 'reference':
+      return { engine: referenceImageEngine(resolved), owned: true };
+    case 'upstream':
+      return { engine: upstreamImageEngine(resolved), owned: true };
+    case 'none':
+      return { engine: undefined, owned: false };
+  }
+}
 
 function isProvisioner(choice: object): choice is Provisioner {
   return typeof (choice as Provisioner).startReplica === 'function';
@@ -76,17 +109,25 @@ export function createVendorRuntime<X extends { readonly kind: string } = never>
 }
 
 /**
- * The plugin of a vendor runtime: contributes the runtime to {@link acceleratorRuntimesToken} and, on stop,
- * closes the provisioner it created (timers, pollers, simulated engines; external replicas keep running).
+ * The plugin of a vendor runtime: contributes the runtime to {@link acceleratorRuntimesToken} and its image
+ * engine, if any, to `imageEnginesToken`; on stop, closes the provisioner and engine it created (timers,
+ * pollers, simulated engines, connections; external replicas keep running).
  */
-export function vendorRuntimePlugin(pluginId: string, runtime: AcceleratorRuntime, ownsProvisioner: boolean): GatewayPlugin {
+export function vendorRuntimePlugin(
+  pluginId: string,
+  runtime: AcceleratorRuntime,
+  ownsProvisioner: boolean,
+  images: { engine: ImageEngine | undefined; owned: boolean } = { engine: undefined, owned: false },
+): GatewayPlugin {
   return definePlugin({
     id: pluginId,
     register(binder) {
       binder.contribute(acceleratorRuntimesToken, runtime);
+      if (images.engine) binder.contribute(imageEnginesToken, images.engine);
     },
     async stop() {
       if (ownsProvisioner) await runtime.provisioner.close();
+      if (images.owned) await images.engine?.close?.();
     },
   });
 }
@@ -113,7 +154,8 @@ export function defineVendorRuntime<O extends VendorRuntimeOptions<X>, X extends
     create: (options = {} as O) => build(options).runtime,
     plugin: (options = {} as O) => {
       const { runtime, ownsProvisioner } = build(options);
-      return vendorRuntimePlugin(`runtime-${definition.id}`, runtime, ownsProvisioner);
+      const images = imageEngineOf(options.images, runtime.provisioner.kind === 'simulated');
+      return vendorRuntimePlugin(`runtime-${definition.id}`, runtime, ownsProvisioner, images);
     },
   };
 }

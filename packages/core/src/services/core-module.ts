@@ -24,6 +24,7 @@ import { recentTrafficDeletionGuard } from '../serving/deletion-guard.js';
 import { runtimeServingAdvisor } from '../serving/runtime-serving-advisor.js';
 import { registerServing } from './serving-bindings.js';
 import { registerOutbound } from './outbound-bindings.js';
+import { registerImages } from './image-bindings.js';
 import { resolveServingOptions } from '../serving/serving-options.js';
 import { bootstrapAccount } from './bootstrap.js';
 import { registerResourceModules } from '../api/resource-module.js';
@@ -94,6 +95,7 @@ export function coreModule(): GatewayPlugin {
       });
       registerServing(binder);
       registerOutbound(binder);
+      registerImages(binder);
     },
   });
 }

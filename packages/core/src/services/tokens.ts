@@ -22,6 +22,7 @@ import type { DeployedModelService } from '../resources/deployed-models/deployed
 import type { BatchInferenceJobService } from '../resources/batch-inference-jobs/batch-inference-job-service.js';
 import type { ReinforcementFineTuningJobService } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-service.js';
 import type { CoreServices } from './core-services.js';
+import type { ImageService } from '../images/image-service.js';
 
 // Multi-bindings.
 /** Durable work handlers, run by `queueWorkers()`: `binder.contribute(queueHandlersToken, defineQueueHandler({...}))`. */
@@ -56,4 +57,6 @@ export const reinforcementFineTuningJobServiceToken = createToken<ReinforcementF
   providedBy: 'core',
 });
 /** A read-only facade over the service tokens above, for hosts and transports. */
+/** Image generation (spec endpoints 11 and 12). */
+export const imageServiceToken = createToken<ImageService>('ImageService', { providedBy: 'core' });
 export const coreServicesToken = createToken<CoreServices>('CoreServices', { providedBy: 'core' });

@@ -21,6 +21,9 @@ const inferenceError: OpenAPIV3_1.SchemaObject = {
   },
 };
 
+/** The image endpoints' failures (spec, Errors rule 1). */
+const imageError: OpenAPIV3_1.SchemaObject = { type: 'object', properties: { error_message: { type: 'string' } }, required: ['error_message'] };
+
 /** JSON-Schema keywords OpenAPI 3.1 does not need (and `as const` tuples) are copied as plain JSON. */
 function asSchema(schema: unknown): OpenAPIV3_1.SchemaObject {
   return JSON.parse(JSON.stringify(schema)) as OpenAPIV3_1.SchemaObject;
@@ -45,7 +48,10 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): OpenAPIV3_1.
     // Signed URLs are handed out by the API's answers, not called from the document.
     if (route.signedUrl) continue;
     const item: OpenAPIV3_1.PathItemObject = paths[route.path] ?? {};
-    const errorRef = route.path.startsWith('/inference/') ? '#/components/schemas/InferenceError' : '#/components/schemas/ControlPlaneError';
+    const errorRef = route.path.startsWith('/inference/v1/workflows/')
+      ? '#/components/schemas/ImageError'
+      : route.path.startsWith('/inference/') ? '#/components/schemas/InferenceError' : '#/components/schemas/ControlPlaneError';
+    const binary = Object.fromEntries((route.binaryMediaTypes ?? []).map((type) => [type, { schema: { type: 'string', format: 'binary' } }]));
     const errorResponse = (description: string): OpenAPIV3_1.ResponseObject => ({
       description,
       content: { 'application/json': { schema: { $ref: errorRef } } },
@@ -68,7 +74,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): OpenAPIV3_1.
         ? { requestBody: { required: route.method !== 'DELETE', content: { 'application/json': { schema: asSchema(route.requestBody) } } } }
         : {}),
       responses: {
-        '200': { description: 'OK', content: { 'application/json': { schema: asSchema(route.response) } } },
+        '200': { description: 'OK', content: { 'application/json': { schema: asSchema(route.response) }, ...binary } },
         '400': errorResponse('Invalid argument or failed precondition'),
         '401': errorResponse('Missing or invalid credential'),
         '403': errorResponse('Permission denied'),
@@ -93,7 +99,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): OpenAPIV3_1.
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' } },
-      schemas: { ControlPlaneError: controlPlaneError, InferenceError: inferenceError },
+      schemas: { ControlPlaneError: controlPlaneError, InferenceError: inferenceError, ImageError: imageError },
     },
   };
 }
