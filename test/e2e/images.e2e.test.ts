@@ -1,11 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyManagerToken, coreServicesToken, queueWorkers, systemContext } from '@berth/core';
 import { memoryStorage } from '@berth/plugin-storage-memory';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { gpuxRuntime } from '@berth/plugin-runtime-gpux';
+import { webhooks } from '@berth/plugin-webhooks';
 import { adminKey, startHarness, type Harness } from './harness.js';
 
 const models = '/inference/v1/workflows/accounts/system/models';
@@ -23,14 +25,28 @@ describe('image generation over HTTP', () => {
   let h: Harness;
   let imageServer: Server;
   let imageServerUrl: string;
+  /** Webhooks the loopback receiver got (path `/hook/...`), with their raw bodies. */
+  const hooks: { path: string; headers: Record<string, string>; body: string }[] = [];
 
   beforeAll(async () => {
     h = await startHarness({
-      plugins: [memoryStorage(), queueWorkers({ pollIntervalMs: 20 }), apiKeyAuth({ cacheTtlMs: 0 }), gpuxRuntime()],
+      plugins: [
+        memoryStorage(), queueWorkers({ pollIntervalMs: 20 }), apiKeyAuth({ cacheTtlMs: 0 }), gpuxRuntime(),
+        webhooks({ attemptTimeoutMs: 5_000, backoff: { initialMs: 50, jitter: 0 } }),
+      ],
       config: { imageBlockedTerms: ['forbidden'], imageSensitiveTerms: ['storm'], allowLoopbackUrls: true },
     });
     const png = await sharp({ create: { width: 320, height: 160, channels: 3, background: '#3366cc' } }).png().toBuffer();
     imageServer = createServer((req, res) => {
+      if (req.url?.startsWith('/hook/')) {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          hooks.push({ path: req.url!, headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
+          res.writeHead(204).end();
+        });
+        return;
+      }
       if (req.url === '/photo.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
       else res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
     });
@@ -172,8 +188,38 @@ describe('image generation over HTTP', () => {
       expect((await pollUntilDone('imgmodel-kontext-pro', lax.body.request_id)).status).toBe('Ready');
     });
 
+    it('sends a signed webhook when a request with webhook_url ends, verifiable with standardwebhooks', async () => {
+      const whsec = `whsec_${Buffer.from('a webhook key of thirty-two byte').toString('base64')}`;
+      const submitted = await h.call<{ request_id: string }>('POST', `${models}/imgmodel-kontext-max`, {
+        body: { prompt: 'a signal flare', webhook_url: `${imageServerUrl}/hook/ready`, webhook_secret: whsec },
+      });
+      expect(submitted.status).toBe(200);
+      const done = await pollUntilDone('imgmodel-kontext-max', submitted.body.request_id);
+      expect(done.status).toBe('Ready');
+      const moderated = await h.call<{ request_id: string }>('POST', `${models}/imgmodel-kontext-pro`, {
+        body: { prompt: 'forbidden flare', webhook_url: `${imageServerUrl}/hook/moderated`, webhook_secret: 'a plain passphrase' },
+      });
+      expect((await pollUntilDone('imgmodel-kontext-pro', moderated.body.request_id)).status).toBe('Request Moderated');
+      for (let i = 0; i < 400 && hooks.length < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+
+      const ready = hooks.find((hook) => hook.path === '/hook/ready')!;
+      const verified = new Webhook(whsec).verify(ready.body, ready.headers) as { type: string; data: Record<string, unknown> };
+      expect(verified.type).toBe('image.ready');
+      expect(verified.data).toEqual(done);
+      const refused = hooks.find((hook) => hook.path === '/hook/moderated')!;
+      const plain = new Webhook(new TextEncoder().encode('a plain passphrase'), { format: 'raw' });
+      expect(plain.verify(refused.body, refused.headers)).toMatchObject({
+        type: 'image.moderated', data: { id: moderated.body.request_id, status: 'Request Moderated', result: null },
+      });
+      expect(() => new Webhook(whsec).verify(refused.body, refused.headers)).toThrow();
+      expect(hooks).toHaveLength(2);
+    });
+
     it('refuses bad input with 400 {error_message}', async () => {
       const cases: [Record<string, unknown>, RegExp][] = [
+        [{ prompt: 'p', webhook_url: 'http://169.254.169.254/latest' }, /webhook_url is refused/],
+        [{ prompt: 'p', webhook_url: 'https://user:pw@example.com/hook' }, /webhook_url is refused/],
+        [{ prompt: 'p', webhook_url: 'https://example.com/hook', webhook_secret: 'whsec_not base64!' }, /webhook_secret starts with "whsec_"/],
         [{}, /prompt is required/],
         [{ prompt: 'p', safety_tolerance: 7 }, /safety_tolerance must be from 0 to 6/],
         [{ prompt: 'p', safety_tolerance: 3, input_image: `${imageServerUrl}/photo.png` }, /at most 2 with an input_image/],

@@ -105,4 +105,10 @@ describe('ImageService', () => {
         .rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, message: expect.stringMatching(/input_image URL could not be fetched/) });
     }
   });
+
+  it('refuses a webhook_url when no webhook delivery is installed, instead of dropping it', async () => {
+    const images = await start(scriptedEngine([]));
+    await expect(images.submit(principalContext('acme'), 'imgmodel-kontext-pro', { prompt: 'p', webhook_url: 'https://example.com/hook' }, 'http://g'))
+      .rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, message: expect.stringMatching(/webhook_url needs webhook delivery/) });
+  });
 });

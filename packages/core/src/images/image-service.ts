@@ -9,6 +9,8 @@ import type { EgressHttp } from '../ports/egress-http.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { GeneratedImage, ImageBytes, ImageEngine, ImageFormat, SafetyChecker, SafetyVerdict } from '../ports/image-engine.js';
 import type { ClaimedJob, Storage } from '../ports/storage.js';
+import type { WebhookOutbox } from '../ports/webhook-outbox.js';
+import { checkEgressUrl } from '../outbound/egress-url.js';
 import { readString } from '../responses/request-values.js';
 import { blankImage, contentTypeOf, inspectImage } from '../engine/image-codec.js';
 import type { QueueJobContext } from '../workers/queue-handler.js';
@@ -63,7 +65,17 @@ export interface ImageServiceDependencies {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly egress: EgressHttp;
+  /** Where finished requests with a webhook_url record their webhook; absent without `webhooks()`. */
+  readonly webhooks?: WebhookOutbox | undefined;
 }
+
+/** The webhook event type of each final status. */
+export const imageWebhookTypes: Readonly<Record<Exclude<ImageRequestStatus, 'Pending'>, string>> = {
+  Ready: 'image.ready',
+  Error: 'image.error',
+  'Request Moderated': 'image.moderated',
+  'Content Moderated': 'image.moderated',
+};
 
 const REQUEST_ID = /^[A-Za-z0-9-]{1,64}$/;
 const retryable = new Set<Code>([Code.UNAVAILABLE, Code.DEADLINE_EXCEEDED, Code.ABORTED, Code.RESOURCE_EXHAUSTED]);
@@ -135,6 +147,7 @@ export class ImageService {
     const accountId = this.callerAccount(ctx);
     const role = this.kontextRole(model);
     const request = parseKontextRequest(imageBody(body));
+    if (request.webhookUrl !== undefined) this.checkWebhook(request.webhookUrl, request.webhookSecret);
     let size = request.aspectRatio === undefined ? undefined : kontextSize(request.aspectRatio);
     const id = this.deps.ids.requestId();
     let inputImageKey: string | null = null;
@@ -223,6 +236,15 @@ export class ImageService {
         if (!current || imageRequestOf(current.data).status !== 'Pending') return;
         const next: ImageRequestRecord = { ...record, ...update, status, startTime, endTime: this.deps.clock.now().toISOString(), progress: 1 };
         await tx.resources.update(ctx, name, next, current.etag);
+        // The webhook is recorded in the transaction of the result: both commit, or neither.
+        if (next.webhookUrl !== null && this.deps.webhooks) {
+          const { id, status: nextStatus, result, progress, details } = this.resultOf(next);
+          await this.deps.webhooks.enqueue(ctx, tx, {
+            accountId: next.accountId, url: next.webhookUrl, ...(next.webhookSecret === null ? {} : { secret: next.webhookSecret }),
+            type: imageWebhookTypes[status as Exclude<ImageRequestStatus, 'Pending'>], subject: id,
+            data: { id, status: nextStatus, result, progress, details },
+          });
+        }
       });
       if (record.inputImageKey) await this.deps.storage.blobs.delete(ctx, record.inputImageKey);
     };
@@ -251,6 +273,25 @@ export class ImageService {
     const sampleKey = `images/${record.accountId}/${record.id}`;
     await this.deps.storage.blobs.put(ctx, sampleKey, image.bytes, image.contentType);
     return finish('Ready', { sampleKey });
+  }
+
+  /**
+   * A webhook_url is usable only when webhooks are delivered, and must pass the egress policy as written
+   * (scheme, credentials, IP literals) now rather than fail when the result is committed.
+   */
+  private checkWebhook(url: string, secret: string | undefined): void {
+    if (!this.deps.webhooks) {
+      throw invalidArgument('webhook_url needs webhook delivery, which this gateway does not run (webhooks() from @berth/plugin-webhooks)', { field: 'webhook_url' });
+    }
+    try {
+      checkEgressUrl(url, { allowLoopback: this.deps.config.allowLoopbackUrls, allowPrivate: this.deps.config.allowPrivateUrls });
+    } catch (error) {
+      throw invalidArgument(`webhook_url is refused: ${toGatewayError(error).message}`, { field: 'webhook_url', cause: error });
+    }
+    const encoded = secret?.startsWith('whsec_') ? secret.slice('whsec_'.length) : undefined;
+    if (encoded !== undefined && !(encoded.length > 0 && encoded.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(encoded))) {
+      throw invalidArgument('webhook_secret starts with "whsec_" but the rest is not base64', { field: 'webhook_secret' });
+    }
   }
 
   private async find(ctx: RequestContext, accountId: string, id: string): Promise<ImageRequestRecord | undefined> {

@@ -1,8 +1,9 @@
 import { defineRouteModule } from '../api/resource-module.js';
 import type { Binder } from '../kernel/plugin.js';
 import {
-  clockToken, configToken, egressHttpToken, idGeneratorToken, imageEnginesToken, safetyCheckerToken, storageToken,
+  clockToken, configToken, egressHttpToken, idGeneratorToken, imageEnginesToken, safetyCheckerToken, storageToken, webhookOutboxToken,
 } from '../kernel/tokens.js';
+import { optional } from '../kernel/token.js';
 import { imageRoutes } from '../images/image-api.js';
 import { imageQueue, ImageService } from '../images/image-service.js';
 import { referenceSafetyChecker } from '../images/reference-safety-checker.js';
@@ -12,15 +13,16 @@ import { imageServiceToken, queueHandlersToken } from './tokens.js';
 /**
  * Binds image generation: the reference safety checker (`safetyCheckerToken`, from
  * `config.imageBlockedTerms` and `imageSensitiveTerms`; a plugin may override it), the {@link ImageService} over the engines the
- * runtime plugins contribute, its routes, and the handler of its durable queue (run by `queueWorkers()`).
+ * runtime plugins contribute (with the webhook outbox when `webhooks()` is installed), its routes, and the handler of its durable queue (run by `queueWorkers()`).
  */
 export function registerImages(binder: Binder): void {
   binder.bind({ token: safetyCheckerToken, deps: [configToken], factory: (config) =>
     referenceSafetyChecker({ blockedTerms: config.imageBlockedTerms, sensitiveTerms: config.imageSensitiveTerms }) });
   binder.bind({
     token: imageServiceToken,
-    deps: [configToken, imageEnginesToken, safetyCheckerToken, storageToken, clockToken, idGeneratorToken, egressHttpToken],
-    factory: (config, engines, safety, storage, clock, ids, egress) => new ImageService({ config, engines, safety, storage, clock, ids, egress }),
+    deps: [configToken, imageEnginesToken, safetyCheckerToken, storageToken, clockToken, idGeneratorToken, egressHttpToken, optional(webhookOutboxToken)],
+    factory: (config, engines, safety, storage, clock, ids, egress, webhooks) =>
+      new ImageService({ config, engines, safety, storage, clock, ids, egress, webhooks }),
   });
   defineRouteModule({ collection: 'images', service: imageServiceToken, routes: imageRoutes }).register(binder);
   binder.contribute({
