@@ -119,4 +119,17 @@ describe('Responses API on two gateway instances sharing PostgreSQL', () => {
     expect((await poll(b, next.id)).status).toBe('completed');
     expect((await b.responses.retrieve(slow.id)).status).toBe('cancelled');
   });
+
+  it('hands a running background response back to the queue when the instance running it closes its server', async () => {
+    engine.setSpeed({ timeToFirstTokenMs: 120_000 });
+    const created = await a.responses.create({ model, input: 'Write a very long story', background: true });
+    expect((await poll(a, created.id, (status) => status === 'in_progress')).status).toBe('in_progress');
+    engine.setSpeed({});
+    // Without the hand-over the close would wait for the two-minute generation (and then fail it).
+    await servers[1]!.close();
+    servers[1] = await serveGateway(gateways[1]!);
+    const done = await poll(a, created.id);
+    expect(done.status).toBe('completed');
+    expect(done.output_text.length).toBeGreaterThan(0);
+  });
 });
