@@ -78,4 +78,14 @@ describe('webhooks over HTTP', () => {
     expect((await h.call('GET', path, { key: inferenceKey })).status).toBe(403);
     expect((await h.call('POST', `/v1/accounts/${account}/webhookDeliveries`, { body: {} })).status).toBe(404);
   });
+
+  it('documents the delivery API in the OpenAPI document (read-only, plural operation id)', async () => {
+    const document = (await h.call<{ paths: Record<string, Record<string, { operationId: string }>> }>('GET', '/openapi.json')).body;
+    const collection = document.paths['/v1/accounts/{account_id}/webhookDeliveries'];
+    const item = document.paths['/v1/accounts/{account_id}/webhookDeliveries/{webhook_delivery_id}'];
+    expect(Object.keys(collection ?? {})).toEqual(['get']);
+    expect(collection?.get?.operationId).toBe('listWebhookDeliveries');
+    expect(Object.keys(item ?? {})).toEqual(['get']);
+    expect(item?.get?.operationId).toBe('getWebhookDelivery');
+  });
 });

@@ -89,6 +89,8 @@ export function resourceRoutes(options: ResourceRoutesOptions): RouteSpec[] {
   const idParam = `${snakeSingular}_id`;
   const nameOf = (r: RouteRequest) => `accounts/${r.params.account_id}/${collection}/${r.params[idParam]}`;
   const Title = singular.charAt(0).toUpperCase() + singular.slice(1);
+  // The collection's own plural (`webhookDeliveries`), not the singular plus "s".
+  const Collection = collection.charAt(0).toUpperCase() + collection.slice(1);
   const routes: RouteSpec[] = [];
   if (operations.create) {
     const create = operations.create;
@@ -99,7 +101,7 @@ export function resourceRoutes(options: ResourceRoutesOptions): RouteSpec[] {
     });
   }
   routes.push({
-    method: 'GET', path: base, tag, operationId: `list${Title}s`, summary: `List ${collection}`,
+    method: 'GET', path: base, tag, operationId: `list${Collection}`, summary: `List ${collection}`,
     query: [...listParams, ...(options.extraListQuery ?? [])], response: listResponseSchema(collection, schema), permission: `${collection}.list`,
     handle: async (r) => listBody(collection, await operations.list(r.ctx, r.params.account_id!, listParamsOf(r.query), r)),
   });
