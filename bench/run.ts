@@ -7,6 +7,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   storage: async () => (await import('./storage/index.js')).runStorageBenchmark(),
   inference: async () => (await import('./inference/index.js')).runInferenceBenchmark(),
   responses: async () => (await import('./responses/index.js')).runResponsesBenchmark(),
+  images: async () => (await import('./images/index.js')).runImagesBenchmark(),
   'hostile-bodies': async () => (await import('./hostile-bodies/index.js')).runHostileBodiesBenchmark(),
 };
 const requested = process.argv[2];
