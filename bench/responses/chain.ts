@@ -32,11 +32,13 @@ async function postJson(pool: Pool, path: string, headers: Record<string, string
 }
 
 /**
- * A `turns`-long previous_response_id chain through the gateway: each turn continues the one before.
+ * A `turns`-long previous_response_id chain through the gateway: each turn continues the one before, or
+ * with `fixedLength` each turn after the first continues the first (as many lookups and writes, but the
+ * conversation never grows: the control for how turn time grows with the chain's length).
  * Returns each turn's time (µs, request sent to answer read) and the assistant's text of each turn (the
  * chat chains replay them).
  */
-export async function responseChain(target: ChainTarget, turns: number): Promise<{ micros: number[]; texts: string[] }> {
+export async function responseChain(target: ChainTarget, turns: number, fixedLength = false): Promise<{ micros: number[]; texts: string[] }> {
   const micros: number[] = [];
   const texts: string[] = [];
   let previous: string | null = null;
@@ -45,7 +47,7 @@ export async function responseChain(target: ChainTarget, turns: number): Promise
       model: target.model, input: chainInput(turn), max_output_tokens: CHAIN_MAX_TOKENS, previous_response_id: previous,
     });
     if (typeof json.id !== 'string') throw new Error(`turn ${turn + 1}: a stored response has a string id, got ${JSON.stringify(json.id)}`);
-    previous = json.id;
+    if (!fixedLength || previous === null) previous = json.id;
     micros.push(took);
     texts.push(outputText(json));
   }

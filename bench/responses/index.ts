@@ -19,9 +19,11 @@ import { chainPool, chatChain, responseChain, slopePerStep, type ChainTarget } f
  *   engine's own stream.
  * - A 10-turn previous_response_id chain on PostgreSQL against the same growing conversation sent as chat
  *   completions, straight to the engine and through the same gateway's chat route (which pays the routing
- *   reads a response pays too). Response minus gateway chat is what the Responses path itself adds per
- *   turn — the lookup of the stored conversation, the write of the longer one, the translation — and its
- *   slope over the turns is how that grows with the chain's length. The chain on memory is shown beside.
+ *   reads a response pays too): response minus gateway chat is what the Responses path itself adds per
+ *   turn (the lookup of the stored conversation, the write of the longer one, the translation). How that
+ *   grows with the chain's length is measured against a control of the same shape whose turns all continue
+ *   its first one (the same lookups and writes, a conversation that never grows): the slope of chain minus
+ *   control over the turns. The chain on memory is shown beside.
  *
  * Targets: added p50 ≤ 2 ms (non-streaming), added time to first token ≤ 5 ms. Method: paired rounds (the
  * baseline and the gateway back to back, order alternating) so the machine's drift hits both sides of a
@@ -47,7 +49,7 @@ export interface ResponsesBenchmarkResult {
   readonly addedP50Us: number;
   readonly addedP99Us: number;
   readonly addedTtftUs: number;
-  /** µs per turn of chain length that the Responses path adds on PostgreSQL (slope over turns 1–10). */
+  /** µs per turn of chain length on PostgreSQL: the slope of chain minus fixed-length control over turns 1–10. */
   readonly postgresGrowthUsPerTurn: number;
 }
 
@@ -121,6 +123,7 @@ export async function runResponsesBenchmark(): Promise<ResponsesBenchmarkResult>
       direct: { pool: chainPool(engine.url), chatPath: '/v1/chat/completions', headers: {}, model: 'reference-model' },
       postgresChat: { pool: chainPool(postgresGateway.url), chatPath: '/inference/v1/chat/completions', headers: auth, model: info.model },
       postgres: { pool: chainPool(postgresGateway.url), chatPath: '/inference/v1/chat/completions', headers: auth, model: info.model },
+      postgresFixed: { pool: chainPool(postgresGateway.url), chatPath: '/inference/v1/chat/completions', headers: auth, model: info.model },
       memory: { pool: chainPool(memoryGateway.url), chatPath: '/inference/v1/chat/completions', headers: auth, model: info.model },
     } satisfies Record<string, ChainTarget>;
     closers.push(...Object.values(chainTargets).map((t) => () => t.pool.close()));
@@ -131,16 +134,18 @@ export async function runResponsesBenchmark(): Promise<ResponsesBenchmarkResult>
       await measureTtft(target, 30, target === direct ? undefined : responsesFirstToken);
     }
     const { texts } = await responseChain(chainTargets.postgres, chainTurns);
-    const sides = ['direct', 'postgresChat', 'postgres', 'memory'] as const;
+    const sides = ['direct', 'postgresChat', 'postgres', 'postgresFixed', 'memory'] as const;
     const runSide = async (side: (typeof sides)[number]) =>
-      side === 'direct' || side === 'postgresChat' ? chatChain(chainTargets[side], texts) : (await responseChain(chainTargets[side], chainTurns)).micros;
+      side === 'direct' || side === 'postgresChat'
+        ? chatChain(chainTargets[side], texts)
+        : (await responseChain(chainTargets[side], chainTurns, side === 'postgresFixed')).micros;
     for (let i = 0; i < 3; i += 1) for (const side of sides) await runSide(side);
 
     const latency = await pairedRounds((t) => measureLatency(t, 1, seconds), direct, responses, memoryGateway.pid);
     const ttft = await pairedRounds((t) => measureTtft(t, ttftRequests, t === direct ? undefined : responsesFirstToken), direct, responses, memoryGateway.pid);
 
     // Chains: per repetition every side back to back, the order rotating.
-    const turnTimes: Record<(typeof sides)[number], number[][]> = { direct: [], postgresChat: [], postgres: [], memory: [] };
+    const turnTimes: Record<(typeof sides)[number], number[][]> = { direct: [], postgresChat: [], postgres: [], postgresFixed: [], memory: [] };
     for (let rep = 0; rep < chains; rep += 1) {
       for (let k = 0; k < sides.length; k += 1) {
         const side = sides[(rep + k) % sides.length]!;
@@ -155,14 +160,15 @@ export async function runResponsesBenchmark(): Promise<ResponsesBenchmarkResult>
     const turns = Array.from({ length: chainTurns }, (_, turn) => turn);
     const addedPostgres = turns.map((turn) => addedAt(turnTimes.postgres, turnTimes.direct, turn));
     const ownPostgres = turns.map((turn) => addedAt(turnTimes.postgres, turnTimes.postgresChat, turn));
+    const lengthAdded = turns.map((turn) => addedAt(turnTimes.postgres, turnTimes.postgresFixed, turn));
     const addedMemory = turns.map((turn) => addedAt(turnTimes.memory, turnTimes.direct, turn));
     // Growth: the slope of each chain's own differences over its turns, then the median over chains.
     const growth = (runs: number[][], baseline: number[][]) => {
       const slopes = runs.map((r, rep) => slopePerStep(r.map((micros, turn) => micros - baseline[rep]![turn]!))).sort((a, b) => a - b);
       return { median: median(slopes), quartiles: `${us(slopes[Math.floor(slopes.length / 4)]!)} … ${us(slopes[Math.floor((3 * slopes.length) / 4)]!)}` };
     };
+    const lengthGrowth = growth(turnTimes.postgres, turnTimes.postgresFixed);
     const ownGrowth = growth(turnTimes.postgres, turnTimes.postgresChat);
-    const postgresGrowth = growth(turnTimes.postgres, turnTimes.direct);
     const memoryGrowth = growth(turnTimes.memory, turnTimes.direct);
 
     const p50 = added(latency, (r) => r.p50Us);
@@ -172,7 +178,7 @@ export async function runResponsesBenchmark(): Promise<ResponsesBenchmarkResult>
       addedP50Us: p50.median,
       addedP99Us: p99.median,
       addedTtftUs: first.median,
-      postgresGrowthUsPerTurn: ownGrowth.median,
+      postgresGrowthUsPerTurn: lengthGrowth.median,
     };
 
     const load = (l: number[]) => l.map((v) => v.toFixed(2)).join(' ');
@@ -188,17 +194,18 @@ export async function runResponsesBenchmark(): Promise<ResponsesBenchmarkResult>
         ['time to first token p99', medianOf(ttft.baseline, (r) => r.p99Us), medianOf(ttft.subject, (r) => r.p99Us), us(added(ttft, (r) => r.p99Us).median), added(ttft, (r) => r.p99Us).range, '', '', ''],
       ],
     );
-    console.log(`\nprevious_response_id chain, ${chainTurns} turns, median over ${chains} chains; "added" columns are differences paired per chain: response − engine direct, and response − chat completion through the same PostgreSQL gateway (what the Responses path itself adds)\n`);
+    console.log(`\nprevious_response_id chain, ${chainTurns} turns, median over ${chains} chains; differences are paired per chain: response − engine direct ("added"), response − chat completion through the same PostgreSQL gateway (what the Responses path itself adds), response − the fixed-length control (whose turns all continue its first: what the chain's length adds)\n`);
     printTable(
-      ['turn', 'engine direct µs', 'PG gateway chat µs', 'PG response µs', 'memory response µs', 'PG added µs', 'PG response − PG chat µs', 'memory added µs'],
+      ['turn', 'engine direct µs', 'PG gateway chat µs', 'PG response µs', 'PG fixed-length µs', 'memory response µs', 'PG added µs', 'PG response − PG chat µs', 'PG response − fixed µs', 'memory added µs'],
       turns.map((turn) => [
-        turn + 1, us(medianAt(turnTimes.direct, turn)), us(medianAt(turnTimes.postgresChat, turn)), us(medianAt(turnTimes.postgres, turn)), us(medianAt(turnTimes.memory, turn)),
-        us(addedPostgres[turn]!), us(ownPostgres[turn]!), us(addedMemory[turn]!),
+        turn + 1, us(medianAt(turnTimes.direct, turn)), us(medianAt(turnTimes.postgresChat, turn)), us(medianAt(turnTimes.postgres, turn)),
+        us(medianAt(turnTimes.postgresFixed, turn)), us(medianAt(turnTimes.memory, turn)),
+        us(addedPostgres[turn]!), us(ownPostgres[turn]!), us(lengthAdded[turn]!), us(addedMemory[turn]!),
       ]),
     );
     console.log(`\ngrowth with chain length, µs per turn (least-squares slope of each chain's differences over turns 1–${chainTurns}; median over chains, interquartile range):`);
-    console.log(`  the Responses path on PostgreSQL (PG response − PG chat): ${us(ownGrowth.median)} (${ownGrowth.quartiles})`);
-    console.log(`  PG response − engine direct: ${us(postgresGrowth.median)} (${postgresGrowth.quartiles}); memory response − engine direct: ${us(memoryGrowth.median)} (${memoryGrowth.quartiles})`);
+    console.log(`  PostgreSQL, chain − fixed-length control (the lookup and write of a longer conversation): ${us(lengthGrowth.median)} (${lengthGrowth.quartiles})`);
+    console.log(`  PostgreSQL, response − gateway chat: ${us(ownGrowth.median)} (${ownGrowth.quartiles}); memory, response − engine direct: ${us(memoryGrowth.median)} (${memoryGrowth.quartiles})`);
     console.log(`\nadded p50 (non-streaming): ${us(result.addedP50Us)} µs (target ≤ ${TARGET_ADDED_P50_US}): ${verdict(result.addedP50Us <= TARGET_ADDED_P50_US)}`);
     console.log(`added time to first token (p50): ${us(result.addedTtftUs)} µs (target ≤ ${TARGET_ADDED_TTFT_US}): ${verdict(result.addedTtftUs <= TARGET_ADDED_TTFT_US)}`);
     console.log(`per-round added p50 (non-streaming): ${latency.subject.map((s, i) => us(s.p50Us - latency.baseline[i]!.p50Us)).join(', ')}`);
