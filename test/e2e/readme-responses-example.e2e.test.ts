@@ -16,6 +16,7 @@ import { readSettings } from '../../templates/gateway/src/gateway-config.js';
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const examplePath = `${root}examples/responses-client.ts`;
+const mcpExamplePath = `${root}examples/responses-mcp.ts`;
 const apiKey = 'dev-secret-key';
 const v1 = '/v1/accounts/my-account';
 
@@ -34,8 +35,8 @@ async function call(method: string, path: string, body?: unknown): Promise<Recor
 }
 
 beforeAll(async () => {
-  // `npm start` with BERTH_API_KEY=dev-secret-key (the README's setup), on a free port, quiet.
-  const settings = readSettings({ BERTH_API_KEY: apiKey, PORT: '0', LOG_LEVEL: 'error' });
+  // `npm start` with BERTH_API_KEY=dev-secret-key and BERTH_ALLOW_LOOPBACK_URLS=true (the README's setup), on a free port, quiet.
+  const settings = readSettings({ BERTH_API_KEY: apiKey, BERTH_ALLOW_LOOPBACK_URLS: 'true', PORT: '0', LOG_LEVEL: 'error' });
   gateway = buildGateway(settings);
   await gateway.start();
   server = await serveGateway(gateway, { host: settings.host, port: settings.port });
@@ -102,5 +103,30 @@ describe('README: the Responses API with the official openai client', () => {
     const answeredInput = (await call('GET', `/inference/v1/responses/${answeredId}/input_items?limit=1`)).data as Array<{ type: string; output?: string }>;
     expect(answeredInput[0]).toMatchObject({ type: 'function_call_output' });
     expect(JSON.parse(answeredInput[0]!.output!)).toMatchObject({ temperature_celsius: 21, sky: 'clear' });
+  });
+
+  it('quotes examples/responses-mcp.ts whole and runs it: an MCP tool listed, called and answered from, then streamed', async () => {
+    const [readme, example] = await Promise.all([readFile(`${root}README.md`, 'utf8'), readFile(mcpExamplePath, 'utf8')]);
+    expect(readme).toContain('```ts\n' + example + '```\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', mcpExamplePath], {
+      cwd: root,
+      timeout: 60_000,
+      env: { PATH: process.env.PATH, BERTH_BASE_URL: `${server.url}/inference/v1`, BERTH_API_KEY: apiKey },
+    });
+    expect(stdout).toMatch(/^tools of calculator: add$/m);
+    const called = /^mcp_call add\((.+)\) -> (.+)$/m.exec(stdout);
+    expect(called, stdout).not.toBeNull();
+    const args = JSON.parse(called![1]!) as { a: number; b: number };
+    expect(called![2]).toBe(String(args.a + args.b));
+    const answer = /^answer in (resp_[0-9a-f]{32}): (.+)$/m.exec(stdout);
+    expect(answer, stdout).not.toBeNull();
+    const stored = await call('GET', `/inference/v1/responses/${answer![1]}`);
+    expect((stored.output as Array<{ type: string }>).map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+    const streamedEvents = stdout.split('\n').filter((line) => line.startsWith('response.mcp_'));
+    expect(streamedEvents).toEqual([
+      'response.mcp_list_tools.in_progress', 'response.mcp_list_tools.completed',
+      'response.mcp_call_arguments.delta', 'response.mcp_call_arguments.done', 'response.mcp_call.in_progress', 'response.mcp_call.completed',
+    ]);
+    expect(stdout).toMatch(/^streamed resp_[0-9a-f]{32}$/m);
   });
 });

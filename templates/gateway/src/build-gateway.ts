@@ -2,6 +2,7 @@ import { consoleLogger, createGateway, queueWorkers, type Gateway, type GatewayP
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { gpuxRuntime } from '@berth/plugin-runtime-gpux';
 import { gpuyRuntime } from '@berth/plugin-runtime-gpuy';
+import { mcpTools } from '@berth/plugin-tools-mcp';
 import { webhooks } from '@berth/plugin-webhooks';
 import type { TemplateSettings } from './gateway-config.js';
 import { selectStorage } from './select-storage.js';
@@ -12,12 +13,14 @@ import { selectStorage } from './select-storage.js';
  * servers on loopback ports, so the whole lifecycle and inference work on a laptop without accelerators; images
  * come from the reference image engine the simulated pool serves (drawn in process with sharp).
  * Webhooks are delivered by the queue workers (signed, retried, visible at `/v1/accounts/{a}/webhookDeliveries`).
+ * MCP tools run by the gateway in the Responses API (`mcpTools()`: `tools` of type `mcp` and `sse`, whose
+ * servers are called through the guarded egress client, loopback only with BERTH_ALLOW_LOOPBACK_URLS).
  * `storage` lets a host swap the storage plugin without touching the rest.
  */
 export function buildGateway(settings: TemplateSettings, storage: GatewayPlugin = selectStorage(settings)): Gateway {
   return createGateway({
     // queueWorkers right after storage: it stops before storage closes (plugins stop in reverse order).
-    plugins: [storage, queueWorkers(), apiKeyAuth(), gpuxRuntime(), gpuyRuntime(), webhooks()],
+    plugins: [storage, queueWorkers(), apiKeyAuth(), gpuxRuntime(), gpuyRuntime(), webhooks(), mcpTools()],
     config: {
       bootstrapAccountId: settings.accountId,
       ...(settings.apiKey ? { bootstrapApiKey: settings.apiKey } : {}),

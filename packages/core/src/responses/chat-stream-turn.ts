@@ -12,6 +12,7 @@ import type { ConversationItem, FunctionCallItem, MessageItem, OutputTextPart, R
 
 interface Open<T extends ConversationItem> {
   readonly item: T;
+  /** Output index; -1 for a call a gateway tool runs (never streamed as a function call). */
   readonly index: number;
   text: string;
 }
@@ -27,11 +28,16 @@ export class ChatStreamTurn {
   private finishReason: ChatFinishReason = 'other';
   private usage: TurnUsage = usageOf(undefined);
 
-  /** `maxCalls`: the tool calls this turn may still make; any beyond are neither sent nor kept. */
+  /**
+   * `maxCalls`: the tool calls this turn may still make; any beyond are neither sent nor kept.
+   * `runByGateway`: names of calls a gateway tool session runs: kept, but not streamed (the session
+   * announces the items that replace them when it runs them).
+   */
   constructor(
     private readonly events: ResponseEventWriter,
     private readonly withReasoning: boolean,
     private readonly maxCalls = Number.POSITIVE_INFINITY,
+    private readonly runByGateway: (name: string) => boolean = () => false,
   ) {}
 
   /** Takes one chunk and sends the events it causes. */
@@ -60,6 +66,7 @@ export class ChatStreamTurn {
     for (const open of this.calls.values()) {
       open.item.arguments = open.text;
       open.item.status = 'completed';
+      if (open.index < 0) continue;
       this.events.argumentsDone(open.item, open.index, open.item.name, open.text);
       this.events.itemDone(open.index, open.item);
     }
@@ -67,7 +74,7 @@ export class ChatStreamTurn {
     return { items: this.items, finishReason: this.finishReason, usage: this.usage, droppedCalls: this.dropped.size };
   }
 
-  /** The items so far, those still open marked incomplete (the stream broke); no events. */
+  /** The items so far (not the gateway's calls, never announced), those still open marked incomplete (the stream broke); no events. */
   abandon(): ConversationItem[] {
     if (this.message) {
       this.message.item.status = 'incomplete';
@@ -78,11 +85,13 @@ export class ChatStreamTurn {
       this.reasoning.item.status = 'incomplete';
       this.reasoning.item.content = [{ type: 'reasoning_text', text: this.reasoning.text }];
     }
+    const unannounced = new Set<ConversationItem>();
     for (const open of this.calls.values()) {
       open.item.status = 'incomplete';
       open.item.arguments = open.text;
+      if (open.index < 0) unannounced.add(open.item);
     }
-    return this.items;
+    return this.items.filter((item) => !unannounced.has(item));
   }
 
   private add<T extends ConversationItem>(item: T): Open<T> {
@@ -162,23 +171,29 @@ export class ChatStreamTurn {
         this.dropped.add(position);
         return;
       }
-      this.closeReasoning();
-      this.closeMessage();
-      open = this.add<FunctionCallItem>({
+      const item: FunctionCallItem = {
         type: 'function_call',
         id: newResponsesId('fc'),
         call_id: callIdOf(delta.id),
         name: typeof fn.name === 'string' ? fn.name : '',
         arguments: '',
         status: 'in_progress',
-      });
+      };
+      if (this.runByGateway(item.name)) {
+        this.items.push(item);
+        open = { item, index: -1, text: '' };
+      } else {
+        this.closeReasoning();
+        this.closeMessage();
+        open = this.add(item);
+      }
       this.calls.set(position, open);
     } else if (open.item.name === '' && typeof fn.name === 'string') {
       open.item.name = fn.name;
     }
     if (typeof fn.arguments === 'string' && fn.arguments.length > 0) {
       open.text += fn.arguments;
-      this.events.argumentsDelta(open.item, open.index, fn.arguments);
+      if (open.index >= 0) this.events.argumentsDelta(open.item, open.index, fn.arguments);
     }
   }
 }

@@ -7,8 +7,9 @@ import type { JsonObject, JsonValue } from '../contracts/json.js';
 import { newResponsesId } from './response-ids.js';
 import { decodeCompaction } from './compaction-token.js';
 import { isPlainObject } from '../validation/paths.js';
+import { mcpFunctionName } from './mcp-names.js';
 import type {
-  ContentPart, ConversationItem, FunctionCallItem, InputImagePart, MessageItem, ReasoningItem, ResponseTool, ToolChoice,
+  ContentPart, ConversationItem, FunctionCallItem, InputImagePart, McpCallItem, MessageItem, ReasoningItem, ResponseTool, ToolChoice,
 } from './response-types.js';
 import type { ChatFunction } from './tool-provider.js';
 
@@ -44,7 +45,9 @@ function partText(part: ContentPart): string {
  * order. Developer messages become system messages (what chat templates know); consecutive function
  * calls join the assistant message before them as its `tool_calls`; a function call's output is a
  * `tool` message (images in it follow as a user message); reasoning items are not sent back; a
- * compaction item is a user message giving the summary it holds.
+ * compaction item is a user message giving the summary it holds. An MCP call is both: a tool call of the
+ * assistant message before it (under the name the model was offered, see {@link mcpFunctionName}) and a
+ * `tool` message with its output or error; an MCP tool list is not sent (its tools are offered as functions).
  */
 export function toChatMessages(instructions: string | null, items: readonly ConversationItem[]): ChatMessage[] {
   const messages: ChatMessage[] = [];
@@ -76,7 +79,11 @@ export function toChatMessages(instructions: string | null, items: readonly Conv
         if (images.length > 0) messages.push({ role: 'user', content: images.map(imagePart) });
         break;
       }
+      case 'mcp_call':
+        pushMcpCall(messages, item);
+        break;
       case 'reasoning':
+      case 'mcp_list_tools':
         break;
       case 'compaction':
         messages.push({ role: 'user', content: `${compactionHeading}\n\n${decodeCompaction(item.encrypted_content) ?? ''}` });
@@ -88,6 +95,21 @@ export function toChatMessages(instructions: string | null, items: readonly Conv
 
 /** The first line of the user message a compaction item becomes: the model reads the summary after it. */
 export const compactionHeading = 'Summary of the earlier part of this conversation (it was compacted):';
+
+/** An MCP call joins the assistant message that the tool results after it answer; its result follows them. */
+function pushMcpCall(messages: ChatMessage[], item: McpCallItem): void {
+  const call: ChatToolCall = { id: item.id, type: 'function', function: { name: mcpFunctionName(item.server_label, item.name), arguments: item.arguments } };
+  let at = messages.length - 1;
+  while (at >= 0 && messages[at]!.role === 'tool') at -= 1;
+  const assistant = messages[at];
+  if (assistant?.role === 'assistant') {
+    assistant.tool_calls = [...(Array.isArray(assistant.tool_calls) ? assistant.tool_calls : []), call];
+  } else {
+    messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+  }
+  const content = item.error !== null ? `error: ${item.error}` : (item.output ?? '');
+  messages.push({ role: 'tool', tool_call_id: item.id, content });
+}
 
 function messageOf(item: MessageItem): ChatMessage {
   if (item.role === 'assistant') return { role: 'assistant', content: item.content.map(partText).join('') };
@@ -118,11 +140,16 @@ export function chatTools(functions: readonly ChatFunction[]): JsonObject[] {
   });
 }
 
-/** Chat-completions `tool_choice`; undefined leaves the engine's default (auto). */
+/**
+ * Chat-completions `tool_choice`; undefined leaves the engine's default (auto). An MCP choice
+ * `{type: "mcp", server_label, name}` names the function its tool is offered as.
+ */
 export function chatToolChoice(choice: ToolChoice): JsonValue | undefined {
   if (choice === 'none' || choice === 'required') return choice;
   if (choice === 'auto') return undefined;
-  return typeof choice.name === 'string' ? { type: 'function', function: { name: choice.name } } : 'required';
+  if (typeof choice.name !== 'string') return 'required';
+  const name = choice.type === 'mcp' && typeof choice.server_label === 'string' ? mcpFunctionName(choice.server_label, choice.name) : choice.name;
+  return { type: 'function', function: { name } };
 }
 
 /** Token counts of one chat completion. */

@@ -6,6 +6,7 @@
  */
 import type { JsonObject } from '../contracts/json.js';
 import type { ContentPart, ConversationItem, ResponseObject } from './response-types.js';
+import type { ToolEventStream } from './tool-provider.js';
 
 /** Where a streamed response's events go (the HTTP transport writes them as Server-Sent Events). */
 export interface ResponseEventSink {
@@ -16,7 +17,7 @@ export interface ResponseEventSink {
 }
 
 /** Numbers events and builds their payloads, counting the items announced (the client's output indexes). */
-export class ResponseEventWriter {
+export class ResponseEventWriter implements ToolEventStream {
   private sequence = 0;
   private items = 0;
 
@@ -90,6 +91,11 @@ export class ResponseEventWriter {
 
   reasoningDone(item: ConversationItem, index: number, text: string): void {
     this.send('response.reasoning_text.done', { item_id: item.id, output_index: index, content_index: 0, text });
+  }
+
+  /** An event of an announced item, e.g. `response.mcp_call.completed` (a gateway tool's progress). */
+  itemEvent(type: string, item: ConversationItem, index: number, payload: JsonObject = {}): void {
+    this.send(type, { item_id: item.id, output_index: index, ...payload });
   }
 
   /** An item that arrives whole (a gateway tool's result): added and done at once. */

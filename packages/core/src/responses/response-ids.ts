@@ -1,7 +1,10 @@
 import { randomFillSync } from 'node:crypto';
 
-/** Prefixes of the ids Berth mints: responses, messages, function calls and their outputs, reasoning, compaction items. */
-export type IdPrefix = 'resp' | 'msg' | 'fc' | 'fco' | 'rs' | 'cmp';
+/**
+ * Prefixes of the ids Berth mints: responses, messages, function calls and their outputs, reasoning,
+ * compaction items, and MCP items (`mcpl` a server's tool list, `mcp` a call).
+ */
+export type IdPrefix = 'resp' | 'msg' | 'fc' | 'fco' | 'rs' | 'cmp' | 'mcpl' | 'mcp';
 
 const idBytes = 16;
 /**

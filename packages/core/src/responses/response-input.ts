@@ -1,13 +1,15 @@
 /**
  * `input` of a create request: a string (one user message) or a list of items, normalised to the stored
  * item shapes with ids. Messages carry text and images (by URL or data URI); function calls and their
- * outputs let a client answer the model's tool calls; reasoning items may be sent back as they came.
+ * outputs let a client answer the model's tool calls; reasoning and MCP items (`mcp-input.ts`) may be
+ * sent back as they came.
  */
 import type { JsonObject, JsonValue } from '../contracts/json.js';
 import { newResponsesId } from './response-ids.js';
 import { isPlainObject } from '../validation/paths.js';
 import { invalid, isAbsent } from './request-values.js';
 import { decodeCompaction } from './compaction-token.js';
+import { parseMcpCall, parseMcpListTools } from './mcp-input.js';
 import type {
   CompactionItem, ContentPart, ConversationItem, FunctionCallItem, FunctionCallOutputItem, InputImagePart, InputTextPart, ItemStatus,
   MessageItem, MessageRole, ReasoningItem,
@@ -45,11 +47,15 @@ function parseItem(item: JsonValue, path: string): ConversationItem {
       return parseReasoning(item, path);
     case 'compaction':
       return parseCompaction(item, path);
+    case 'mcp_list_tools':
+      return parseMcpListTools(item, path);
+    case 'mcp_call':
+      return parseMcpCall(item, path);
     case 'item_reference':
       throw invalid(`${path}: item_reference is not supported; send the item itself or use previous_response_id`, `${path}.type`, 'UNSUPPORTED_VALUE');
     default:
       throw invalid(
-        `${path}.type ${JSON.stringify(type)} is not supported: use message, function_call, function_call_output, reasoning or compaction`,
+        `${path}.type ${JSON.stringify(type)} is not supported: use message, function_call, function_call_output, reasoning, compaction, mcp_list_tools or mcp_call`,
         `${path}.type`, 'UNSUPPORTED_VALUE',
       );
   }

@@ -106,8 +106,8 @@ describe('parseResponseRequest', () => {
 
   it('says MCP tools are not yet supported without a provider, and hands them to one when installed', () => {
     const mcp = { type: 'mcp', server_url: 'https://example.com/mcp', server_label: 'x' };
-    expect(rejection({ model, input: 'x', tools: [mcp] })).toMatchObject({ param: 'tools[0].type', message: expect.stringContaining('not yet supported') });
-    expect(rejection({ model, input: 'x', tools: [{ type: 'sse', server_url: 'https://example.com/sse' }] }).message).toContain('not yet supported');
+    expect(rejection({ model, input: 'x', tools: [mcp] })).toMatchObject({ param: 'tools[0].type', message: expect.stringContaining('@berth/plugin-tools-mcp') });
+    expect(rejection({ model, input: 'x', tools: [{ type: 'sse', server_url: 'https://example.com/sse' }] }).message).toContain('@berth/plugin-tools-mcp');
     expect(rejection({ model, input: 'x', tools: [{ type: 'web_search' }] }).param).toBe('tools[0].type');
     const provider: ResponseToolProvider = {
       types: ['mcp'],

@@ -33,7 +33,10 @@ export function parseTools(value: JsonValue | undefined, providers: readonly Res
     const provider = providers.find((p) => p.types.includes(tool.type as string));
     if (provider) return provider.normalize(tool, path);
     if (mcpTypes.has(tool.type)) {
-      throw invalid(`${path}: tools of type ${tool.type} (MCP servers run by the gateway) are not yet supported`, `${path}.type`, 'UNSUPPORTED_VALUE');
+      throw invalid(
+        `${path}: tools of type ${tool.type} (MCP servers run by the gateway) are not served by this gateway: its host installs them with the @berth/plugin-tools-mcp plugin`,
+        `${path}.type`, 'UNSUPPORTED_VALUE',
+      );
     }
     throw invalid(`${path}.type ${JSON.stringify(tool.type)} is not supported: use function tools`, `${path}.type`, 'UNSUPPORTED_VALUE');
   });

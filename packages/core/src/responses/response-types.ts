@@ -51,8 +51,30 @@ export type ReasoningItem = {
  */
 export type CompactionItem = { type: 'compaction'; id: string; encrypted_content: string };
 
-/** Every item a conversation holds: inputs, outputs, tool calls and their results, compaction summaries. */
-export type ConversationItem = MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem | CompactionItem;
+/** A tool an MCP server offered, as the `mcp_list_tools` item lists it. */
+export type McpToolInfo = { name: string; description: string | null; input_schema: JsonObject; annotations: JsonObject | null };
+
+/** The tools an MCP server offered to a response (after `allowed_tools`), the first items of its output. */
+export type McpListToolsItem = { type: 'mcp_list_tools'; id: string; server_label: string; tools: McpToolInfo[]; error: string | null };
+
+/**
+ * A call the gateway made to an MCP server's tool, with its result: `output` (the tool's text) or `error`
+ * (the tool reported an error, or the server could not be reached): the model reads either one.
+ */
+export type McpCallItem = {
+  type: 'mcp_call';
+  id: string;
+  server_label: string;
+  name: string;
+  arguments: string;
+  output: string | null;
+  error: string | null;
+  approval_request_id: string | null;
+  status: 'in_progress' | 'calling' | 'completed' | 'failed' | 'incomplete';
+};
+
+/** Every item a conversation holds: inputs, outputs, tool calls and their results, compaction summaries, MCP tool lists and calls. */
+export type ConversationItem = MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem | CompactionItem | McpListToolsItem | McpCallItem;
 
 /** A function tool as echoed: every key present (null when unset). */
 export type FunctionTool = { type: 'function'; name: string; description: string | null; parameters: JsonObject | null; strict: boolean };

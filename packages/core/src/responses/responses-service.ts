@@ -22,7 +22,7 @@ import { ResponseEventWriter, type ResponseEventSink } from './response-events.j
 import { parseResponseRequest, type ResponseRequest } from './response-request.js';
 import { isActiveStatus, ResponseStore, responseNotFound, type StoredBackgroundResponse } from './response-store.js';
 import type { CompactedResponse, ConversationItem, ResponseList, ResponseObject } from './response-types.js';
-import type { ResponseToolProvider, ToolSession } from './tool-provider.js';
+import { checkSessionNames, type ResponseToolProvider, type ToolSession } from './tool-provider.js';
 import { TurnLoop, zeroUsage } from './turn-loop.js';
 import { fitContext, promptLimit, type FittedContext } from './context-window.js';
 import { offeredFunctions } from './chat-translation.js';
@@ -362,7 +362,15 @@ export class ResponsesService implements BackgroundResponseRunner {
   private async openSession(ctx: RequestContext, request: ResponseRequest): Promise<ToolSession | undefined> {
     const provider = this.providers[0];
     const tools = provider ? request.tools.filter((tool) => provider.types.includes(tool.type)) : [];
-    return provider && tools.length > 0 ? provider.open(ctx, tools) : undefined;
+    if (!provider || tools.length === 0) return undefined;
+    const session = await provider.open(ctx, tools);
+    try {
+      checkSessionNames(request.tools, session);
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
+    return session;
   }
 
   /** Record times strictly increase within this instance, so same-millisecond responses keep their order. */

@@ -15,7 +15,7 @@ import { contextTooLong, fitContext, promptLimit, type FittedContext } from './c
 import type { ChatModelClient, UpstreamError } from './model-client.js';
 import type { ResponseRequest } from './response-request.js';
 import type { ConversationItem, FunctionCallItem, IncompleteReason, ResponseError } from './response-types.js';
-import type { ChatFunction, ToolSession } from './tool-provider.js';
+import type { ChatFunction, ToolEventStream, ToolSession } from './tool-provider.js';
 
 /** Most model turns in one response: a guard against a model that calls gateway tools forever. */
 export const maxTurns = 32;
@@ -86,7 +86,8 @@ export class TurnLoop {
     const { request, session } = input;
     const functions = offeredFunctions(request.tools, session?.functions);
     const output: ConversationItem[] = [...(session?.items ?? [])];
-    for (const item of output) events?.itemWhole(item);
+    if (events && session?.streamItems) session.streamItems(events);
+    else for (const item of output) events?.itemWhole(item);
     const withReasoning = request.reasoning.effort !== null && request.reasoning.effort !== 'none';
     let usage = zeroUsage;
     let toolCalls = 0;
@@ -116,7 +117,7 @@ export class TurnLoop {
           return end('failed', null, { type: 'server_error', code: 'bad_upstream_answer', message: 'the model replica answered without a message' });
         }
       } else {
-        const streamed = new ChatStreamTurn(events!, withReasoning, allowance);
+        const streamed = new ChatStreamTurn(events!, withReasoning, allowance, session ? (name) => session.handles(name) : undefined);
         try {
           for await (const chunk of answer.chunks) {
             streamed.push(chunk);
@@ -140,11 +141,12 @@ export class TurnLoop {
       toolCalls += calls.length;
       const gatewayCalls = session ? calls.filter((call) => session.handles(call.name)) : [];
       if (gatewayCalls.length > 0) {
-        // Each call the session ran is replaced, where it stands, by the items recording it and its result.
-        const executed = await this.execute(ctx, session!, gatewayCalls, request.parallelToolCalls);
-        output.splice(0, output.length, ...output.flatMap((item) => executed.get(item as FunctionCallItem) ?? [item]));
-        // Streamed: the calls were sent as they formed; what the session added follows, whole.
-        for (const [call, items] of executed) for (const item of items) if (item !== call) events?.itemWhole(item);
+        // The calls the session ran give way to the items recording them and their results, after the
+        // turn's other items: where a streamed response announced them (the session sends them as it runs them).
+        const executed = await this.execute(ctx, session!, gatewayCalls, request.parallelToolCalls, events);
+        const ran: ReadonlySet<ConversationItem> = new Set(gatewayCalls);
+        const kept = output.filter((item) => !ran.has(item));
+        output.splice(0, output.length, ...kept, ...gatewayCalls.flatMap((call) => executed.get(call) ?? []));
       }
       if (limited) return end('incomplete', 'max_tool_calls');
       // A call only the client can answer ends the response: the client continues with its output.
@@ -224,14 +226,19 @@ export class TurnLoop {
     return body;
   }
 
-  /** Runs gateway tool calls, side by side when parallel tool calls are allowed: each call's items. */
-  private async execute(ctx: RequestContext, session: ToolSession, calls: readonly FunctionCallItem[], parallel: boolean): Promise<Map<FunctionCallItem, ConversationItem[]>> {
+  /**
+   * Runs gateway tool calls, side by side when parallel tool calls are allowed (each announces its items
+   * before its first await, so a stream shows them in call order): each call's items.
+   */
+  private async execute(
+    ctx: RequestContext, session: ToolSession, calls: readonly FunctionCallItem[], parallel: boolean, events: ToolEventStream | undefined,
+  ): Promise<Map<FunctionCallItem, ConversationItem[]>> {
     const results = new Map<FunctionCallItem, ConversationItem[]>();
     if (parallel) {
-      const all = await Promise.all(calls.map((call) => session.execute(ctx, call)));
+      const all = await Promise.all(calls.map((call) => session.execute(ctx, call, events)));
       calls.forEach((call, i) => results.set(call, all[i]!));
     } else {
-      for (const call of calls) results.set(call, await session.execute(ctx, call));
+      for (const call of calls) results.set(call, await session.execute(ctx, call, events));
     }
     return results;
   }

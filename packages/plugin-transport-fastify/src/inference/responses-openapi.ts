@@ -5,7 +5,7 @@ import { responsesPath } from './responses-routes.js';
 const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 const item: JsonSchema = {
   type: 'object',
-  description: 'A conversation item: message, function_call, function_call_output, reasoning or compaction.',
+  description: 'A conversation item: message, function_call, function_call_output, reasoning, compaction, mcp_list_tools or mcp_call.',
   required: ['type', 'id'],
   properties: { type: { type: 'string' }, id: { type: 'string' }, status: { type: 'string' }, encrypted_content: { type: 'string', description: 'compaction items: the summary, opaque.' } },
 };
@@ -32,7 +32,11 @@ const settings: Record<string, JsonSchema> = {
   temperature: nullable({ type: 'number', minimum: 0, maximum: 2, default: 1 }),
   text: nullable({ type: 'object', properties: { format: { type: 'object' }, verbosity: nullable({ type: 'string' }) } }),
   tool_choice: { description: 'none, auto (default), required, or {type: "function", name}.' },
-  tools: nullable({ type: 'array', items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } } }),
+  tools: nullable({
+    type: 'array',
+    description: 'Function tools; with the MCP plugin (@berth/plugin-tools-mcp) also mcp / sse servers the gateway calls ({server_url, server_label, allowed_tools, headers, require_approval}).',
+    items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } },
+  }),
   top_p: nullable({ type: 'number', minimum: 0, maximum: 1, default: 1 }),
   truncation: nullable({ type: 'string', enum: ['auto', 'disabled'], default: 'disabled' }),
   user: nullable({ type: 'string' }),
