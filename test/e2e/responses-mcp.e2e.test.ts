@@ -7,6 +7,7 @@ import { memoryStorage } from '@berth/plugin-storage-memory';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { mcpTools } from '@berth/plugin-tools-mcp';
 import { account, adminKey, startHarness, type Harness } from './harness.js';
+import { rejection } from './openai-rejection.js';
 import { startMcpTestServer, type McpTestServer } from './fixtures/mcp-test-server.js';
 
 /**
@@ -88,16 +89,6 @@ const harbor = (extra: Partial<McpTool> = {}): McpTool => ({ type: 'mcp', server
 /** The chat messages of the last request the model received. */
 function lastMessages(): Array<{ role: string; content?: string | null; tool_calls?: Array<{ id: string; function: { name: string } }>; tool_call_id?: string }> {
   return proxy.bodies.at(-1)!.messages as never;
-}
-
-async function rejection(run: () => Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('MCP tools run by the gateway', () => {

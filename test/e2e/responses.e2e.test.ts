@@ -5,6 +5,7 @@ import { memoryStorage } from '@berth/plugin-storage-memory';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { gpuxRuntime } from '@berth/plugin-runtime-gpux';
 import { account, adminKey, baseModelBody, startHarness, type Harness } from './harness.js';
+import { rejection } from './openai-rejection.js';
 
 /**
  * The Responses API over HTTP with the official `openai` client, against deployments on simulated
@@ -53,16 +54,6 @@ beforeAll(async () => {
   client = new OpenAI({ apiKey: adminKey, baseURL: `${h.url}/inference/v1`, maxRetries: 0 });
 }, 60_000);
 afterAll(async () => h?.close());
-
-async function rejection(run: () => Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('Responses API with the official client', () => {
   it('creates a response with every result field, retrieves and deletes it', async () => {
@@ -238,7 +229,8 @@ describe('Responses API with the official client', () => {
       expect(r.body.error).toMatchObject({ type: 'invalid_request_error', param, message: expect.any(String), code: expect.any(String) });
     }
     const mcp = await h.call<{ error: { message: string } }>('POST', '/inference/v1/responses', { body: cases[8]![0] });
-    expect(mcp.body.error.message).toContain('not yet supported');
+    // This gateway has no MCP plugin: the refusal names the plugin that serves these tools.
+    expect(mcp.body.error.message).toContain('@berth/plugin-tools-mcp');
     const notJson = await h.call('POST', '/inference/v1/responses', { raw: '{"model":', headers: { 'content-type': 'application/json' } });
     expect(notJson.status).toBe(400);
   });

@@ -104,7 +104,7 @@ describe('parseResponseRequest', () => {
     expect(rejection({ model, input: 'x', seed: 1 })).toMatchObject({ param: 'seed', reason: 'UNKNOWN_PARAMETER' });
   });
 
-  it('says MCP tools are not yet supported without a provider, and hands them to one when installed', () => {
+  it('refuses MCP tools without a provider, naming the plugin, and hands them to one when installed', () => {
     const mcp = { type: 'mcp', server_url: 'https://example.com/mcp', server_label: 'x' };
     expect(rejection({ model, input: 'x', tools: [mcp] })).toMatchObject({ param: 'tools[0].type', message: expect.stringContaining('@berth/plugin-tools-mcp') });
     expect(rejection({ model, input: 'x', tools: [{ type: 'sse', server_url: 'https://example.com/sse' }] }).message).toContain('@berth/plugin-tools-mcp');
