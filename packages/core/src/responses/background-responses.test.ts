@@ -50,6 +50,9 @@ describe('background responses: request rules and cancel', () => {
   it('stores the queued response with one job, in the caller’s account only', async () => {
     const created = await service.create(ctx, { model: fixtureModel, input: 'x', background: true });
     expect(await service.get(ctx, created.id!)).toEqual(created);
+    // Nothing to continue from until it ends.
+    await expect(service.create(ctx, { model: fixtureModel, input: 'y', previous_response_id: created.id })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'previous_response_id' });
+    await expect(service.create(ctx, { model: fixtureModel, input: 'y', previous_response_id: created.id, background: true })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', field: 'previous_response_id' });
     const job = await storage.queue.enqueue(systemContext(), backgroundResponseJob(`accounts/acme/responses/${created.id}`));
     expect(job).toMatchObject({ queue: backgroundResponsesQueue, state: 'queued', attempt: 0 });
     const other = callerContext('globex');

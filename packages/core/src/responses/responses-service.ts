@@ -353,6 +353,13 @@ export class ResponsesService implements BackgroundResponseRunner {
     }
     const previous = await this.store.load(ctx, accountId, request.previousResponseId);
     if (!previous) throw responseNotFound(request.previousResponseId, 'previous_response_id');
+    if (isActiveStatus(previous.response.status)) {
+      // A background response that has not ended has no answer yet to continue from.
+      throw invalid(
+        `Previous response with id '${request.previousResponseId}' is still ${previous.response.status}: wait until it ends (poll GET /inference/v1/responses/{id}) before continuing it.`,
+        'previous_response_id',
+      );
+    }
     const history = [...previous.conversation, ...previous.response.output];
     checkToolOutputs(history, request.input);
     return history;
