@@ -5,6 +5,7 @@ import { referenceImageEngine, systemContext, type ImageGenerationRequest } from
 import { startChildServer, type ChildServer } from '../lib/child-server.js';
 import { cpuMicros, printTable } from '../lib/load.js';
 import { median, pairedRound } from '../lib/stats.js';
+import { runWebhookDeliveryBenchmark, type WebhookRate } from './webhooks.js';
 
 /**
  * bench/images: what the gateway adds to one text_to_image over the reference image engine called
@@ -19,7 +20,9 @@ import { median, pairedRound } from '../lib/stats.js';
  * per-round difference of the two sides' median latency, with its range. CPU per image — the gateway
  * process's from /proc, the direct calls' from this process's `cpuUsage` (all threads: sharp draws on
  * libvips workers) — is steadier than wall time on a shared machine; its paired difference is what the
- * gateway costs per image beyond the drawing. Environment: BENCH_ROUNDS (11), BENCH_IMAGES per side per round (15).
+ * gateway costs per image beyond the drawing. Then webhook deliveries per second (`webhooks.ts`).
+ * Environment: BENCH_ROUNDS (11), BENCH_IMAGES per side per round (15), BENCH_WEBHOOKS per delivery run
+ * (1000; 0 skips them), DATABASE_URL (postgres://postgres@127.0.0.1:5432/test; a fresh schema per run).
  */
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 11);
@@ -33,6 +36,8 @@ export interface ImagesBenchmarkResult {
   readonly addedP50Us: Readonly<Record<string, number>>;
   /** Added CPU time per image (gateway process minus the direct calls in this process, paired), µs. */
   readonly addedCpuUs: Readonly<Record<string, number>>;
+  /** Webhook deliveries per second (BENCH_WEBHOOKS=0 skips them). */
+  readonly webhooks: readonly WebhookRate[];
 }
 
 interface Scenario {
@@ -129,7 +134,8 @@ export async function runImagesBenchmark(): Promise<ImagesBenchmarkResult> {
     const loadAfter = loadavg();
     console.log(`\nbench/images: ${rounds} paired rounds × ${imagesPerSide} images per side; load average ${loadBefore[0]!.toFixed(1)} before, ${loadAfter[0]!.toFixed(1)} after`);
     printTable(['scenario', 'direct p50 µs', 'gateway p50 µs', 'added p50 µs (median)', 'added range µs', 'direct CPU µs/image', 'gateway CPU µs/image', 'added CPU µs/image'], rows);
-    return { addedP50Us, addedCpuUs };
+    const webhookRates = Number(process.env.BENCH_WEBHOOKS ?? 1000) > 0 ? await runWebhookDeliveryBenchmark() : [];
+    return { addedP50Us, addedCpuUs, webhooks: webhookRates };
   } finally {
     await agent.close();
     await gateway?.stop();

@@ -33,14 +33,14 @@ describe('ImageService', () => {
     test = undefined;
   });
 
-  async function start(engine: ImageEngine | undefined): Promise<ImageService> {
+  async function start(engine: ImageEngine | undefined, pollIntervalMs = 10): Promise<ImageService> {
     const engines = definePlugin({
       id: 'engines',
       register(binder) {
         if (engine) binder.contribute(imageEnginesToken, engine);
       },
     });
-    test = await createTestGateway({ plugins: [memoryStorage(), queueWorkers({ pollIntervalMs: 10 }), engines] });
+    test = await createTestGateway({ plugins: [memoryStorage(), queueWorkers({ pollIntervalMs }), engines] });
     return test.gateway.resolve(imageServiceToken);
   }
 
@@ -104,6 +104,14 @@ describe('ImageService', () => {
       await expect(images.submit(principalContext('acme'), 'imgmodel-kontext-pro', { prompt: 'p', input_image: url }, 'http://g'))
         .rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, message: expect.stringMatching(/input_image URL could not be fetched/) });
     }
+  });
+
+  it('wakes this process\'s queue workers: a request starts at once, not at their next poll', async () => {
+    const images = await start(scriptedEngine([]), 600_000);
+    // Let the idle workers finish their first poll and go to sleep for ten minutes.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { request_id } = await images.submit(principalContext('acme'), 'imgmodel-kontext-pro', { prompt: 'p' }, 'http://g');
+    expect((await settle(images, request_id)).status).toBe('Ready');
   });
 
   it('refuses a webhook_url when no webhook delivery is installed, instead of dropping it', async () => {

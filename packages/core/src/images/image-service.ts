@@ -14,6 +14,7 @@ import { checkEgressUrl } from '../outbound/egress-url.js';
 import { readString } from '../responses/request-values.js';
 import { blankImage, contentTypeOf, inspectImage } from '../engine/image-codec.js';
 import type { QueueJobContext } from '../workers/queue-handler.js';
+import type { QueueWakeups } from '../workers/queue-wakeups.js';
 import { kontextSize, sizeOfAspectRatio, type ImageSize } from './aspect-ratio.js';
 import { textToImageForm, type TextToImageForm } from './image-accept.js';
 import { imageModelId, imageModelRoleOf, type ImageModelRole } from './image-models.js';
@@ -67,6 +68,8 @@ export interface ImageServiceDependencies {
   readonly egress: EgressHttp;
   /** Where finished requests with a webhook_url record their webhook; absent without `webhooks()`. */
   readonly webhooks?: WebhookOutbox | undefined;
+  /** Woken after a request was queued, so this process's queue workers start it at once (not at their next poll). */
+  readonly queueWakeups?: QueueWakeups | undefined;
 }
 
 /** The webhook event type of each final status. */
@@ -170,6 +173,7 @@ export class ImageService {
       await tx.resources.create(ctx, name, record);
       await tx.queue.enqueue(ctx, { queue: imageQueue, payload: { name }, maxAttempts });
     });
+    this.deps.queueWakeups?.wake();
     return { request_id: id };
   }
 

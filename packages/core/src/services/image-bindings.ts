@@ -8,7 +8,7 @@ import { imageRoutes } from '../images/image-api.js';
 import { imageQueue, ImageService } from '../images/image-service.js';
 import { referenceSafetyChecker } from '../images/reference-safety-checker.js';
 import { defineQueueHandler } from '../workers/queue-handler.js';
-import { imageServiceToken, queueHandlersToken } from './tokens.js';
+import { imageServiceToken, queueHandlersToken, queueWakeupsToken } from './tokens.js';
 
 /**
  * Binds image generation: the reference safety checker (`safetyCheckerToken`, from
@@ -20,9 +20,10 @@ export function registerImages(binder: Binder): void {
     referenceSafetyChecker({ blockedTerms: config.imageBlockedTerms, sensitiveTerms: config.imageSensitiveTerms }) });
   binder.bind({
     token: imageServiceToken,
-    deps: [configToken, imageEnginesToken, safetyCheckerToken, storageToken, clockToken, idGeneratorToken, egressHttpToken, optional(webhookOutboxToken)],
-    factory: (config, engines, safety, storage, clock, ids, egress, webhooks) =>
-      new ImageService({ config, engines, safety, storage, clock, ids, egress, webhooks }),
+    deps: [configToken, imageEnginesToken, safetyCheckerToken, storageToken, clockToken, idGeneratorToken, egressHttpToken, optional(webhookOutboxToken),
+      queueWakeupsToken],
+    factory: (config, engines, safety, storage, clock, ids, egress, webhooks, queueWakeups) =>
+      new ImageService({ config, engines, safety, storage, clock, ids, egress, webhooks, queueWakeups }),
   });
   defineRouteModule({ collection: 'images', service: imageServiceToken, routes: imageRoutes }).register(binder);
   binder.contribute({
