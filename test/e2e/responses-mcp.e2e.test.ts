@@ -65,7 +65,7 @@ function directoryPlugin() {
   return definePlugin({ id: 'mcp-directory', register: (binder) => binder.bindValue(servingDirectoryToken, directory, { override: true }) });
 }
 
-const plugins = () => [memoryStorage(), apiKeyAuth({ cacheTtlMs: 0 }), directoryPlugin(), mcpTools({ callTimeoutMs: 10_000 })];
+const plugins = () => [memoryStorage(), queueWorkers({ pollIntervalMs: 20 }), apiKeyAuth({ cacheTtlMs: 0 }), directoryPlugin(), mcpTools({ callTimeoutMs: 10_000 })];
 
 beforeAll(async () => {
   engine = await startReferenceEngine({ modelIds: ['reference-model'] });
@@ -244,6 +244,31 @@ describe('MCP tools run by the gateway', () => {
     while (mcp.abandoned.count === abandoned && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(mcp.abandoned.started).toBe(started + 1);
     expect(mcp.abandoned.count).toBe(abandoned + 1);
+  });
+
+  it('runs MCP tools in a background response, and fails it when the server cannot be listed', async () => {
+    const poll = async (id: string): Promise<OpenAI.Responses.Response> => {
+      const until = Date.now() + 10_000;
+      for (;;) {
+        const response = await client.responses.retrieve(id);
+        if (response.status !== 'queued' && response.status !== 'in_progress') return response;
+        if (Date.now() > until) throw new Error(`background response ${id} stayed ${response.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const queued = await client.responses.create({ model, input: 'Please use harbor__add', tools: [harbor()], background: true });
+    expect(queued.status).toBe('queued');
+    const done = await poll(queued.id);
+    expect(done.status).toBe('completed');
+    expect(done.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+    expect(done.output[1]).toMatchObject({ name: 'add', error: null, output: expect.stringMatching(/^-?\d/) });
+
+    const closed = await startMcpTestServer();
+    await closed.close();
+    const unreachable = await client.responses.create({ model, input: 'x', tools: [harbor({ server_url: `${closed.url}/mcp` })], background: true });
+    const failed = await poll(unreachable.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatchObject({ code: 'mcp_list_tools_failed' });
   });
 
   it('refuses what it cannot run with a 400 naming the declaration', async () => {

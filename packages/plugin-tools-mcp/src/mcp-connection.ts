@@ -91,8 +91,9 @@ export class SdkMcpConnector implements McpConnector {
     const refusals: GatewayError[] = [];
     const egressFetch = this.egress.createFetch(ctx, {
       headersTimeoutMs: this.limits.callTimeoutMs,
-      bodyIdleTimeoutMs: this.limits.callTimeoutMs,
-      // A session's event stream stays open while the response runs; each request has its own timeout.
+      // A session's event stream stays open, silent between calls, while the response runs (for `sse` it
+      // carries every answer): no idle or total limit on bodies; each MCP request has the SDK's timeout.
+      bodyIdleTimeoutMs: Number.POSITIVE_INFINITY,
       totalTimeoutMs: Number.POSITIVE_INFINITY,
       maxResponseBytes: this.limits.maxResponseBytes,
     });
