@@ -198,6 +198,30 @@ describe('webhook delivery', () => {
     expect(delivery.attempts?.map((a) => a.statusCode)).toEqual([204]);
   });
 
+  it('does not count an attempt the gateway cut short by stopping, and delivers it after the restart', async () => {
+    const clock = new ManualClock(new Date());
+    const storage = new MemoryStorage({ now: () => clock.now().getTime() });
+    const hook = await receiver('hang', 'ok');
+    const first = webhookGateway(sharedStorage(storage), clock, { webhooks: { attemptTimeoutMs: 20_000 } });
+    await first.start();
+    const { name, webhookId } = await emit(first, event(hook.url));
+    await waitFor(() => hook.hooks().length === 1, 'the first attempt to reach the receiver');
+    // Stopping closes the egress client: the hanging attempt ends (EGRESS_CLOSED), is not recorded, and its
+    // job stays leased until the lease expires; the restarted gateway then runs it again.
+    await first.stop();
+    expect((await storage.resources.get(systemCtx, name))?.data).toMatchObject({ state: 'PENDING', attemptCount: 0 });
+    const second = webhookGateway(sharedStorage(storage), clock);
+    await second.start();
+    open.push(second);
+    await waitFor(async () => {
+      clock.advance(5_000);
+      return (await readDelivery(second, name)).state !== 'PENDING';
+    }, 'the delivery after the restart');
+    const delivery = await readDelivery(second, name);
+    expect(delivery).toMatchObject({ state: 'SUCCEEDED', attemptCount: 1, webhookId });
+    expect(hook.hooks()).toHaveLength(2);
+  });
+
   it('delivers after a restart between the result and the delivery (shared memory store)', async () => {
     const clock = new ManualClock(new Date());
     const storage = new MemoryStorage({ now: () => clock.now().getTime() });

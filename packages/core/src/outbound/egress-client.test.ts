@@ -133,6 +133,19 @@ describe('request: an exchange with a real server on 127.0.0.1', () => {
     await egress.close();
     expect((await failure(egress.request(ctx, 'http://127.0.0.1:9/'))).reason).toBe('EGRESS_CLOSED');
   });
+
+  it('ends exchanges still running when the grace of close runs out, as UNAVAILABLE (EGRESS_CLOSED)', async () => {
+    const server = await serve(() => undefined); // never answers
+    const egress = client();
+    const running = failure(egress.request(ctx, server.origin, { totalTimeoutMs: 600_000, headersTimeoutMs: 600_000 }));
+    const streaming = egress.createFetch(ctx, { totalTimeoutMs: 600_000, headersTimeoutMs: 600_000 })(server.origin).then(() => undefined, (e: unknown) => e);
+    await sleep(50);
+    await egress.close(20);
+    const error = await running;
+    expect([error.code, error.reason]).toEqual([Code.UNAVAILABLE, 'EGRESS_CLOSED']);
+    const fetched = await streaming;
+    expect(fetched).toMatchObject({ code: Code.UNAVAILABLE, reason: 'EGRESS_CLOSED' });
+  });
 });
 
 describe('request: redirects', () => {

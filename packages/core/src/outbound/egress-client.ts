@@ -1,7 +1,7 @@
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import type { RequestContext } from '../contracts/request-context.js';
-import { invalidArgument, unavailable } from '../errors/gateway-error.js';
+import { invalidArgument, unavailable, type GatewayError } from '../errors/gateway-error.js';
 import type { EgressFetch, EgressHttp, EgressLimits, EgressRequest, EgressResponse } from '../ports/egress-http.js';
 import type { AddressPolicy } from './address-policy.js';
 import { checkDeclaredLength, readCapped } from './egress-body.js';
@@ -65,6 +65,8 @@ export class GuardedEgressHttp implements EgressHttp {
   private readonly agent: Agent;
   private readonly defaults: ResolvedEgressLimits;
   private closed = false;
+  /** Aborted when `close` gives up waiting: ends every exchange still running (undici's destroy alone does not). */
+  private readonly closing = new AbortController();
 
   constructor(options: EgressHttpOptions = {}) {
     this.policy = Object.freeze({ allowLoopback: options.allowLoopback === true, allowPrivate: options.allowPrivate === true });
@@ -102,10 +104,10 @@ export class GuardedEgressHttp implements EgressHttp {
     limits: ResolvedEgressLimits,
     signals: ReadonlyArray<AbortSignal | undefined>,
   ): Promise<OpenedEgress> {
-    if (this.closed) throw unavailable('outbound requests are closed: the gateway is stopping', { reason: 'EGRESS_CLOSED' });
+    if (this.closed) throw closedError();
     const target = checkEgressUrl(url, this.policy);
     const exchange: ExchangeRequest = { ...request, method: checkMethod(request.method), headers: outgoingHeaders(request.headers) };
-    const signal = new ExchangeSignal([ctx.signal, ...signals], totalTimeMs(ctx, limits));
+    const signal = new ExchangeSignal([this.closing.signal, ctx.signal, ...signals], totalTimeMs(ctx, limits));
     try {
       const opened = await openExchange(this.agent, this.policy, target, exchange, limits, signal.signal);
       try {
@@ -144,7 +146,10 @@ export class GuardedEgressHttp implements EgressHttp {
     return egressFetch(this, ctx, resolveEgressLimits(this.defaults, limits));
   }
 
-  /** Stops new requests, lets running ones finish for up to `graceMs`, then destroys what is left. */
+  /**
+   * Stops new requests, lets running ones finish for up to `graceMs`, then ends what is left: those
+   * exchanges fail with UNAVAILABLE (`EGRESS_CLOSED`), as later calls do.
+   */
   async close(graceMs = 1_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -154,8 +159,15 @@ export class GuardedEgressHttp implements EgressHttp {
     });
     const outcome = await Promise.race([this.agent.close().then(() => 'closed' as const), grace]);
     clearTimeout(timer);
-    if (outcome === 'late') await this.agent.destroy();
+    if (outcome === 'late') {
+      this.closing.abort(closedError());
+      await this.agent.destroy();
+    }
   }
+}
+
+function closedError(): GatewayError {
+  return unavailable('outbound requests are closed: the gateway is stopping', { reason: 'EGRESS_CLOSED' });
 }
 
 /** A guarded outbound HTTP client; call `close()` when done with it. */

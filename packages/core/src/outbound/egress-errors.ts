@@ -14,6 +14,8 @@ const timeoutText: Record<string, string> = {
 
 /** The gateway's error when a cancelled or timed-out exchange ends (whatever the library threw then). */
 export function abortedError(origin: string, cause: AbortCause): GatewayError {
+  // The client itself closing (the gateway stopping) is UNAVAILABLE, which durable work retries.
+  if (cause.by === 'caller' && isGatewayError(cause.reason) && cause.reason.reason === 'EGRESS_CLOSED') return cause.reason;
   if (cause.by === 'timeout') {
     return new GatewayError(Code.DEADLINE_EXCEEDED, `outbound request to ${origin} did not finish within ${cause.afterMs} ms`, {
       reason: 'EGRESS_TIMEOUT',
