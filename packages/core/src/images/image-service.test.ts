@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Code } from '../errors/code.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import type { GatewayConfig } from '../kernel/config.js';
 import { definePlugin } from '../kernel/plugin.js';
-import { imageEnginesToken } from '../kernel/tokens.js';
+import { imageEnginesToken, storageToken } from '../kernel/tokens.js';
 import type { ImageEngine, ImageGenerationRequest } from '../ports/image-engine.js';
 import { referenceImageEngine } from '../engine/reference-image-engine.js';
 import { queueWorkers } from '../services/queue-workers-plugin.js';
@@ -33,14 +34,14 @@ describe('ImageService', () => {
     test = undefined;
   });
 
-  async function start(engine: ImageEngine | undefined, pollIntervalMs = 10): Promise<ImageService> {
+  async function start(engine: ImageEngine | undefined, pollIntervalMs = 10, config: Partial<GatewayConfig> = {}): Promise<ImageService> {
     const engines = definePlugin({
       id: 'engines',
       register(binder) {
         if (engine) binder.contribute(imageEnginesToken, engine);
       },
     });
-    test = await createTestGateway({ plugins: [memoryStorage(), queueWorkers({ pollIntervalMs }), engines] });
+    test = await createTestGateway({ plugins: [memoryStorage(), queueWorkers({ pollIntervalMs }), engines], config });
     return test.gateway.resolve(imageServiceToken);
   }
 
@@ -112,6 +113,23 @@ describe('ImageService', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const { request_id } = await images.submit(principalContext('acme'), 'imgmodel-kontext-pro', { prompt: 'p' }, 'http://g');
     expect((await settle(images, request_id)).status).toBe('Ready');
+  });
+
+  it('removes a finished request and its image once the retention has passed', async () => {
+    const images = await start(scriptedEngine([]), 10, { imageRetentionMs: 300 });
+    const ctx = principalContext('acme');
+    const { request_id } = await images.submit(ctx, 'imgmodel-kontext-pro', { prompt: 'p' }, 'http://g');
+    expect((await settle(images, request_id)).status).toBe('Ready');
+    const blobs = test!.gateway.resolve(storageToken).blobs;
+    expect(await blobs.list(ctx, 'images/acme/')).toEqual([`images/acme/${request_id}`]);
+    let status = 'Ready';
+    for (let i = 0; i < 300 && status !== 'Task not found'; i += 1) {
+      status = (await images.getResult(ctx, 'imgmodel-kontext-pro', { id: request_id })).status;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(status).toBe('Task not found');
+    expect(await blobs.list(ctx, 'images/acme/')).toEqual([]);
+    await expect(images.sample(ctx, 'imgmodel-kontext-pro', request_id)).rejects.toMatchObject({ code: Code.NOT_FOUND });
   });
 
   it('refuses a webhook_url when no webhook delivery is installed, instead of dropping it', async () => {

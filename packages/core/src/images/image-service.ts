@@ -27,6 +27,8 @@ import { parseTextToImageRequest } from './text-to-image.js';
 
 /** The durable queue asynchronous image requests run on. */
 export const imageQueue = 'images.generate';
+/** The queue that removes finished requests and their images once `imageRetentionMs` has passed. */
+export const imagePurgeQueue = 'images.purge';
 /** Largest input image accepted, bytes (from a URL or decoded from base64). */
 export const maxInputImageBytes = 20 * 1024 * 1024;
 /** Longest wait for an input image URL, ms. */
@@ -226,13 +228,9 @@ export class ImageService {
    * and ends in Error on the last attempt; every other failure ends in Error at once.
    */
   async runJob(ctx: QueueJobContext, job: ClaimedJob): Promise<void> {
-    const payload = job.payload;
-    const name = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? payload.name : undefined;
-    if (typeof name !== 'string') return;
-    const stored = await this.deps.storage.resources.get(ctx, name);
-    if (!stored) return;
-    const record = imageRequestOf(stored.data);
-    if (record.status !== 'Pending') return;
+    const queued = await this.queuedRequest(ctx, job);
+    if (!queued || queued.record.status !== 'Pending') return;
+    const { name, record } = queued;
     const startTime = this.deps.clock.now().toISOString();
     const finish = async (status: ImageRequestStatus, update: Partial<ImageRequestRecord> = {}): Promise<void> => {
       await ctx.commit(async (tx) => {
@@ -240,6 +238,8 @@ export class ImageService {
         if (!current || imageRequestOf(current.data).status !== 'Pending') return;
         const next: ImageRequestRecord = { ...record, ...update, status, startTime, endTime: this.deps.clock.now().toISOString(), progress: 1 };
         await tx.resources.update(ctx, name, next, current.etag);
+        const purgeAt = new Date(Date.parse(next.endTime!) + this.deps.config.imageRetentionMs);
+        await tx.queue.enqueue(ctx, { queue: imagePurgeQueue, payload: { name }, runAt: purgeAt, dedupeKey: name });
         // The webhook is recorded in the transaction of the result: both commit, or neither.
         if (next.webhookUrl !== null && this.deps.webhooks) {
           const { id, status: nextStatus, result, progress, details } = this.resultOf(next);
@@ -296,6 +296,30 @@ export class ImageService {
     if (encoded !== undefined && !(encoded.length > 0 && encoded.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(encoded))) {
       throw invalidArgument('webhook_secret starts with "whsec_" but the rest is not base64', { field: 'webhook_secret' });
     }
+  }
+
+  /**
+   * Removes a finished request whose retention passed (the {@link imagePurgeQueue} handler): its image
+   * first, then the record with the job's completion, so a re-run after a lost lease finds what is left.
+   */
+  async purge(ctx: QueueJobContext, job: ClaimedJob): Promise<void> {
+    const queued = await this.queuedRequest(ctx, job);
+    if (!queued || queued.record.status === 'Pending') return;
+    const { name, record } = queued;
+    for (const key of [record.sampleKey, record.inputImageKey]) if (key) await this.deps.storage.blobs.delete(ctx, key);
+    await ctx.commit(async (tx) => {
+      const current = await tx.resources.getForUpdate(ctx, name);
+      if (current) await tx.resources.delete(ctx, name, current.etag);
+    });
+  }
+
+  /** The request a job of either queue names (`{name}`), or undefined when it is gone. */
+  private async queuedRequest(ctx: RequestContext, job: ClaimedJob): Promise<{ name: string; record: ImageRequestRecord } | undefined> {
+    const payload = job.payload;
+    const name = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? payload.name : undefined;
+    if (typeof name !== 'string') return undefined;
+    const stored = await this.deps.storage.resources.get(ctx, name);
+    return stored ? { name, record: imageRequestOf(stored.data) } : undefined;
   }
 
   private async find(ctx: RequestContext, accountId: string, id: string): Promise<ImageRequestRecord | undefined> {

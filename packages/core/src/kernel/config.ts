@@ -54,6 +54,11 @@ export interface GatewayConfig {
    * safety_tolerance is below 2 (`$BERTH_IMAGE_SENSITIVE_TERMS`, comma-separated). Default none.
    */
   readonly imageSensitiveTerms: readonly string[];
+  /**
+   * How long a finished asynchronous image request (its status and image) is kept, ms; afterwards
+   * get_result answers `Task not found` and the sample URL 400. Default 24 hours.
+   */
+  readonly imageRetentionMs: number;
 }
 
 export const defaultGatewayConfig: GatewayConfig = {
@@ -65,4 +70,5 @@ export const defaultGatewayConfig: GatewayConfig = {
   imageModelIds: defaultImageModelIds,
   imageBlockedTerms: [],
   imageSensitiveTerms: [],
+  imageRetentionMs: 24 * 60 * 60 * 1000,
 };

@@ -5,7 +5,7 @@ import {
 } from '../kernel/tokens.js';
 import { optional } from '../kernel/token.js';
 import { imageRoutes } from '../images/image-api.js';
-import { imageQueue, ImageService } from '../images/image-service.js';
+import { imagePurgeQueue, imageQueue, ImageService } from '../images/image-service.js';
 import { referenceSafetyChecker } from '../images/reference-safety-checker.js';
 import { defineQueueHandler } from '../workers/queue-handler.js';
 import { imageServiceToken, queueHandlersToken, queueWakeupsToken } from './tokens.js';
@@ -13,7 +13,9 @@ import { imageServiceToken, queueHandlersToken, queueWakeupsToken } from './toke
 /**
  * Binds image generation: the reference safety checker (`safetyCheckerToken`, from
  * `config.imageBlockedTerms` and `imageSensitiveTerms`; a plugin may override it), the {@link ImageService} over the engines the
- * runtime plugins contribute (with the webhook outbox when `webhooks()` is installed), its routes, and the handler of its durable queue (run by `queueWorkers()`).
+ * runtime plugins contribute (with the webhook outbox when `webhooks()` is installed), its routes, and
+ * the handlers of its durable queues (generation, and the purge after `config.imageRetentionMs`; run by
+ * `queueWorkers()`).
  */
 export function registerImages(binder: Binder): void {
   binder.bind({ token: safetyCheckerToken, deps: [configToken], factory: (config) =>
@@ -36,5 +38,10 @@ export function registerImages(binder: Binder): void {
       backoff: { initialMs: 500, maxMs: 10_000 },
       handle: (ctx, job) => images.runJob(ctx, job),
     }),
+  });
+  binder.contribute({
+    token: queueHandlersToken,
+    deps: [imageServiceToken],
+    factory: (images) => defineQueueHandler({ queue: imagePurgeQueue, handle: (ctx, job) => images.purge(ctx, job) }),
   });
 }
