@@ -32,6 +32,7 @@ export function buildPostgresGateway(settings: PostgresGatewaySettings, options:
       ...(settings.apiKey ? { bootstrapApiKey: settings.apiKey } : {}),
       allowLoopbackUrls: settings.allowLoopbackUrls,
       allowPrivateUrls: settings.allowPrivateUrls,
+      ...settings.images,
     },
     logger: options.logger ?? consoleLogger(settings.logLevel),
   });

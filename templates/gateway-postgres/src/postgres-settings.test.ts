@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readPostgresSettings, redactDatabaseUrl } from './postgres-settings.js';
+import { readPostgresSettings, redactDatabaseUrl, SettingsError } from './postgres-settings.js';
 
 describe('readPostgresSettings', () => {
   it('requires DATABASE_URL, with a message that says what to set', () => {
@@ -25,6 +25,14 @@ describe('readPostgresSettings', () => {
       allowLoopbackUrls: true, allowPrivateUrls: false,
     });
     expect(() => readPostgresSettings({ ...base, BERTH_ALLOW_LOOPBACK_URLS: 'yes' })).toThrow(/BERTH_ALLOW_LOOPBACK_URLS "yes" must be true or false/);
+  });
+
+  it('reads the image settings, a malformed one as a SettingsError', () => {
+    const base = { DATABASE_URL: 'postgres://u@h/db' };
+    expect(readPostgresSettings({ ...base, BERTH_SYSTEM_ACCOUNT_ID: 'provider' }).images).toMatchObject({
+      systemAccountId: 'provider', imageModelIds: { textToImage: 'imgmodel-1-schnell-fp8' },
+    });
+    expect(() => readPostgresSettings({ ...base, BERTH_IMAGE_MODEL_IDS: 'flux=x' })).toThrow(SettingsError);
   });
 
   it('redacts credentials for the log', () => {

@@ -1,3 +1,5 @@
+import { readImageSettings, type ImageSettings } from '@berth/core';
+
 /** Settings of the PostgreSQL template gateway, read from the environment. */
 export interface PostgresGatewaySettings {
   readonly host: string;
@@ -21,6 +23,8 @@ export interface PostgresGatewaySettings {
   readonly allowLoopbackUrls: boolean;
   /** … and private networks, e.g. MCP servers in the cluster (`BERTH_ALLOW_PRIVATE_URLS`). */
   readonly allowPrivateUrls: boolean;
+  /** Image generation: system account, model ids, safety terms (`BERTH_SYSTEM_ACCOUNT_ID`, `BERTH_IMAGE_*`). */
+  readonly images: ImageSettings;
 }
 
 /** Thrown when the environment cannot configure a PostgreSQL gateway; the message says what to set. */
@@ -45,6 +49,14 @@ function booleanSetting(env: NodeJS.ProcessEnv, name: string): boolean {
   if (/^(false)?$/i.test(raw)) return false;
   if (/^true$/i.test(raw)) return true;
   throw new SettingsError(`${name} "${raw}" must be true or false`);
+}
+
+function imageSettings(env: NodeJS.ProcessEnv): ImageSettings {
+  try {
+    return readImageSettings(env);
+  } catch (error) {
+    throw new SettingsError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /**
@@ -80,6 +92,7 @@ export function readPostgresSettings(env: NodeJS.ProcessEnv = process.env): Post
     logLevel: level as PostgresGatewaySettings['logLevel'],
     allowLoopbackUrls: booleanSetting(env, 'BERTH_ALLOW_LOOPBACK_URLS'),
     allowPrivateUrls: booleanSetting(env, 'BERTH_ALLOW_PRIVATE_URLS'),
+    images: imageSettings(env),
   };
 }
 

@@ -26,10 +26,7 @@ export function buildGateway(settings: TemplateSettings, storage: GatewayPlugin 
       ...(settings.apiKey ? { bootstrapApiKey: settings.apiKey } : {}),
       allowLoopbackUrls: settings.allowLoopbackUrls,
       allowPrivateUrls: settings.allowPrivateUrls,
-      systemAccountId: settings.systemAccountId,
-      imageModelIds: settings.imageModelIds,
-      imageBlockedTerms: settings.imageBlockedTerms,
-      imageSensitiveTerms: settings.imageSensitiveTerms,
+      ...settings.images,
     },
     logger: consoleLogger(settings.logLevel),
   });

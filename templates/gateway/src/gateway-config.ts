@@ -1,4 +1,4 @@
-import { isValidId, parseImageModelIds, type ImageModelIds } from '@berth/core';
+import { readImageSettings, type ImageSettings } from '@berth/core';
 
 /** Settings of the template gateway, read from the environment. */
 export interface TemplateSettings {
@@ -12,25 +12,12 @@ export interface TemplateSettings {
   readonly allowLoopbackUrls: boolean;
   /** … and private networks (`BERTH_ALLOW_PRIVATE_URLS`). */
   readonly allowPrivateUrls: boolean;
-  /** The account in the image paths (`BERTH_SYSTEM_ACCOUNT_ID`, default `system`). */
-  readonly systemAccountId: string;
-  /** Ids of the image models (`BERTH_IMAGE_MODEL_IDS`: `role=id` pairs). */
-  readonly imageModelIds: ImageModelIds;
-  /** Prompts refused by the reference safety checker (`BERTH_IMAGE_BLOCKED_TERMS`, comma-separated). */
-  readonly imageBlockedTerms: readonly string[];
-  /** Outputs refused below safety_tolerance 2 (`BERTH_IMAGE_SENSITIVE_TERMS`, comma-separated). */
-  readonly imageSensitiveTerms: readonly string[];
-}
-
-/** A comma-separated list; blank entries dropped. */
-function listSetting(env: NodeJS.ProcessEnv, name: string): string[] {
-  return (env[name] ?? '').split(',').map((term) => term.trim()).filter((term) => term !== '');
-}
-
-function systemAccountSetting(env: NodeJS.ProcessEnv): string {
-  const id = env.BERTH_SYSTEM_ACCOUNT_ID || 'system';
-  if (!isValidId(id)) throw new Error(`BERTH_SYSTEM_ACCOUNT_ID "${id}" must be 1-63 lowercase letters, digits and hyphens`);
-  return id;
+  /**
+   * Image generation: the system account in the image paths, the model ids and the reference safety
+   * checker's terms (`BERTH_SYSTEM_ACCOUNT_ID`, `BERTH_IMAGE_MODEL_IDS`, `BERTH_IMAGE_BLOCKED_TERMS`,
+   * `BERTH_IMAGE_SENSITIVE_TERMS`).
+   */
+  readonly images: ImageSettings;
 }
 
 /** `true` or `false` (any case); unset or empty is false. */
@@ -55,9 +42,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): TemplateSett
     logLevel: level as TemplateSettings['logLevel'],
     allowLoopbackUrls: booleanSetting(env, 'BERTH_ALLOW_LOOPBACK_URLS'),
     allowPrivateUrls: booleanSetting(env, 'BERTH_ALLOW_PRIVATE_URLS'),
-    systemAccountId: systemAccountSetting(env),
-    imageModelIds: parseImageModelIds(env.BERTH_IMAGE_MODEL_IDS),
-    imageBlockedTerms: listSetting(env, 'BERTH_IMAGE_BLOCKED_TERMS'),
-    imageSensitiveTerms: listSetting(env, 'BERTH_IMAGE_SENSITIVE_TERMS'),
+    images: readImageSettings(env),
   };
 }
