@@ -125,9 +125,9 @@ describe('MCP tools run by the gateway', () => {
 
   it('runs the tools over the SSE transport too', async () => {
     const response = await client.responses.create({
-      model, input: 'Please use harbor__lookup', tools: [{ type: 'sse', server_url: `${mcp.url}/sse`, server_label: 'harbor' } as unknown as McpTool],
+      model, input: 'Please use harbor__lookup', tools: [{ type: 'sse', server_url: `${mcp.url}/sse`, server_label: 'harbor', require_approval: 'never' } as unknown as McpTool],
     });
-    expect(response.tools[0]).toEqual({ type: 'sse', server_label: 'harbor', server_url: `${mcp.url}/sse`, allowed_tools: null, headers: null, require_approval: null });
+    expect(response.tools[0]).toEqual({ type: 'sse', server_label: 'harbor', server_url: `${mcp.url}/sse`, allowed_tools: null, headers: null, require_approval: 'never' });
     expect(response.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
     expect(response.output[1]).toMatchObject({ type: 'mcp_call', name: 'lookup', output: expect.stringMatching(/^Weather in .+: sunny$/), error: null });
   });
@@ -274,13 +274,115 @@ describe('MCP tools run by the gateway', () => {
     expect(unreachable.code).toBe('mcp_list_tools_failed');
     expect(unreachable.message).toContain('could not list the tools of MCP server harbor');
 
-    const approval = await rejection(() => client.responses.create({ model, input: 'x', tools: [harbor({ require_approval: 'always' })] }));
+    const approval = await rejection(() => client.responses.create({ model, input: 'x', tools: [harbor({ require_approval: 'sometimes' as 'never' })] }));
     expect(approval).toMatchObject({ status: 400, param: 'tools[0].require_approval', code: 'unsupported_value' });
+    const filter = await rejection(() => client.responses.create({
+      model, input: 'x', tools: [harbor({ require_approval: { never: { tool_names: 'add' as unknown as string[] } } })],
+    }));
+    expect(filter).toMatchObject({ status: 400, param: 'tools[0].require_approval.never.tool_names', code: 'invalid_type' });
     const ftp = await rejection(() => client.responses.create({ model, input: 'x', tools: [harbor({ server_url: 'ftp://example.com/mcp' })] }));
     expect(ftp).toMatchObject({ status: 400, param: 'tools[0].server_url' });
     const clash = await rejection(() => client.responses.create({
       model, input: 'x', tools: [harbor(), { type: 'function', name: 'harbor__add', parameters: {}, strict: false }],
     }));
     expect(clash).toMatchObject({ status: 400, param: 'tools[1].name' });
+  });
+});
+
+describe('MCP approvals (require_approval)', () => {
+  type ApprovalRequest = OpenAI.Responses.ResponseOutputItem.McpApprovalRequest;
+  type McpCall = OpenAI.Responses.ResponseOutputItem.McpCall;
+  const approval = (id: string, approve: boolean, reason?: string): OpenAI.Responses.ResponseInputItem.McpApprovalResponse =>
+    ({ type: 'mcp_approval_response', approval_request_id: id, approve, ...(reason !== undefined ? { reason } : {}) });
+
+  it('asks before calling when require_approval is unset, and calls the tool once approved', async () => {
+    const calls = mcp.calls.length;
+    const tools = [harbor({ require_approval: undefined })];
+    const asked = await client.responses.create({ model, input: 'Please use harbor__add', tools });
+    expect(asked.status).toBe('completed');
+    expect(asked.tools[0]).toMatchObject({ require_approval: null });
+    expect(asked.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_approval_request']);
+    const request = asked.output[1] as ApprovalRequest;
+    expect(request).toEqual({ type: 'mcp_approval_request', id: expect.stringMatching(/^mcpr_[0-9a-f]{32}$/), server_label: 'harbor', name: 'add', arguments: expect.any(String) });
+    expect(mcp.calls.length).toBe(calls);
+
+    const approved = await client.responses.create({ model, previous_response_id: asked.id, input: [approval(request.id, true)], tools });
+    expect(approved.status).toBe('completed');
+    expect(approved.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+    const call = approved.output[1] as McpCall;
+    const args = JSON.parse(request.arguments) as { a: number; b: number };
+    expect(call).toMatchObject({ name: 'add', arguments: request.arguments, output: String(args.a + args.b), error: null, approval_request_id: request.id });
+    expect(mcp.calls.slice(calls)).toEqual([{ name: 'add', arguments: args }]);
+    expect(lastMessages().at(-1)).toEqual({ role: 'tool', tool_call_id: call.id, content: String(args.a + args.b) });
+    expect(approved.output_text.length).toBeGreaterThan(0);
+
+    // An approval already answered (and run) is refused, as is one naming no request of the conversation.
+    const again = await rejection(() => client.responses.create({ model, previous_response_id: approved.id, input: [approval(request.id, true)], tools }));
+    expect(again).toMatchObject({ status: 400, param: 'input[0].approval_request_id' });
+    expect(again.message).toContain('already answered');
+    const unknown = await rejection(() => client.responses.create({ model, previous_response_id: asked.id, input: [approval('mcpr_nope', true)], tools }));
+    expect(unknown).toMatchObject({ status: 400, param: 'input[0].approval_request_id' });
+    const alone = await rejection(() => client.responses.create({ model, input: [approval(request.id, false)], tools }));
+    expect(alone).toMatchObject({ status: 400, param: 'input[0].approval_request_id' });
+    expect(mcp.calls.length).toBe(calls + 1);
+  });
+
+  it('runs the tools the never filter names, asks for the others, and tells the model a denied call was denied', async () => {
+    const calls = mcp.calls.length;
+    const tools = [harbor({ require_approval: { never: { tool_names: ['lookup'] } } })];
+    const asked = await client.responses.create({ model, input: 'Please use harbor__add and harbor__lookup', tools });
+    expect(asked.tools[0]).toMatchObject({ require_approval: { never: { tool_names: ['lookup'] } } });
+    const kinds = asked.output.map((item) => [item.type, (item as { name?: string }).name]);
+    expect(kinds).toEqual(expect.arrayContaining([['mcp_call', 'lookup'], ['mcp_approval_request', 'add']]));
+    expect(asked.output).toHaveLength(3);
+    expect(mcp.calls.slice(calls).map((c) => c.name)).toEqual(['lookup']);
+    const request = asked.output.find((item) => item.type === 'mcp_approval_request') as ApprovalRequest;
+
+    const denied = await client.responses.create({ model, previous_response_id: asked.id, input: [approval(request.id, false, 'not now')], tools });
+    expect(denied.status).toBe('completed');
+    expect(denied.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'message']);
+    expect(lastMessages().find((m) => m.role === 'tool' && m.tool_call_id === request.id)).toEqual({
+      role: 'tool', tool_call_id: request.id, content: 'error: the user denied this tool call: not now',
+    });
+    expect(mcp.calls.slice(calls).map((c) => c.name)).toEqual(['lookup']);
+    const twice = await rejection(() => client.responses.create({ model, previous_response_id: denied.id, input: [approval(request.id, true)], tools }));
+    expect(twice).toMatchObject({ status: 400, param: 'input[0].approval_request_id' });
+  });
+
+  it('streams the approval request as added and done, then the approved call\'s events', async () => {
+    const tools = [harbor({ require_approval: 'always' })];
+    const stream = client.responses.stream({ model, input: 'Please use harbor__add', tools });
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const final = await stream.finalResponse();
+    expect(events.map((event) => event.type)).toEqual([
+      'response.created', 'response.in_progress',
+      'response.output_item.added', 'response.mcp_list_tools.in_progress', 'response.mcp_list_tools.completed', 'response.output_item.done',
+      'response.output_item.added', 'response.output_item.done',
+      'response.completed',
+    ]);
+    const done = events[7] as OpenAI.Responses.ResponseOutputItemDoneEvent;
+    expect(done).toMatchObject({ output_index: 1, item: { type: 'mcp_approval_request', name: 'add', server_label: 'harbor' } });
+    expect(final.output[1]).toEqual(done.item);
+    expect((await client.responses.retrieve(final.id)).output[1]).toEqual(done.item);
+
+    const next = client.responses.stream({ model, previous_response_id: final.id, input: [approval(done.item.id!, true)], tools });
+    const types: string[] = [];
+    for await (const event of next) types.push(event.type);
+    expect(types.filter((type) => type.startsWith('response.mcp_call'))).toEqual([
+      'response.mcp_call_arguments.delta', 'response.mcp_call_arguments.done', 'response.mcp_call.in_progress', 'response.mcp_call.completed',
+    ]);
+    expect((await next.finalResponse()).output[1]).toMatchObject({ type: 'mcp_call', approval_request_id: done.item.id, error: null });
+  });
+
+  it('continues from approval items replayed in input (store: false)', async () => {
+    const tools = [harbor({ require_approval: 'always' })];
+    const first = await client.responses.create({ model, input: 'Please use harbor__lookup', tools, store: false });
+    const request = first.output[1] as ApprovalRequest;
+    expect(request.type).toBe('mcp_approval_request');
+    const replay = [{ role: 'user' as const, content: 'Please use harbor__lookup' }, ...first.output, approval(request.id, true)];
+    const next = await client.responses.create({ model, input: replay as OpenAI.Responses.ResponseInput, tools, store: false });
+    expect(next.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+    expect(next.output[1]).toMatchObject({ name: 'lookup', approval_request_id: request.id, output: expect.stringMatching(/sunny$/) });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isGatewayError, type JsonObject } from '@berth/core';
-import { defaultLabel, parseMcpDeclaration } from './mcp-declaration.js';
+import { defaultLabel, needsApproval, parseMcpDeclaration } from './mcp-declaration.js';
 
 const mcp = (extra: JsonObject = {}): JsonObject => ({ type: 'mcp', server_label: 'docs', server_url: 'https://mcp.example.com/mcp', ...extra });
 
@@ -58,9 +58,33 @@ describe('parseMcpDeclaration', () => {
     expect(refusal(mcp({ headers: { 'bad name': 'v' } }))).toMatchObject({ param: 'tools[2].headers.bad name' });
     expect(refusal(mcp({ headers: { 'x-key': 'a\r\nb' } }))).toMatchObject({ param: 'tools[2].headers.x-key' });
     expect(refusal(mcp({ headers: { 'Mcp-Session-Id': 's' } }))).toMatchObject({ param: 'tools[2].headers.Mcp-Session-Id', code: 'unsupported_value' });
-    expect(refusal(mcp({ require_approval: 'always' }))).toMatchObject({ param: 'tools[2].require_approval', code: 'unsupported_value' });
-    expect(refusal(mcp({ require_approval: { never: { tool_names: ['a'] } } }))).toMatchObject({ param: 'tools[2].require_approval' });
+    expect(refusal(mcp({ require_approval: 'sometimes' }))).toMatchObject({ param: 'tools[2].require_approval', code: 'unsupported_value' });
+    expect(refusal(mcp({ require_approval: true }))).toMatchObject({ param: 'tools[2].require_approval', code: 'invalid_type' });
+    expect(refusal(mcp({ require_approval: { maybe: {} } }))).toMatchObject({ param: 'tools[2].require_approval.maybe', code: 'unknown_parameter' });
+    expect(refusal(mcp({ require_approval: { never: ['a'] } }))).toMatchObject({ param: 'tools[2].require_approval.never', code: 'invalid_type' });
+    expect(refusal(mcp({ require_approval: { never: { tool_names: 'a' } } }))).toMatchObject({ param: 'tools[2].require_approval.never.tool_names', code: 'invalid_type' });
+    expect(refusal(mcp({ require_approval: { always: { tool_names: [''] } } }))).toMatchObject({ param: 'tools[2].require_approval.always.tool_names[0]' });
+    expect(refusal(mcp({ require_approval: { always: { read_only: 'yes' } } }))).toMatchObject({ param: 'tools[2].require_approval.always.read_only', code: 'invalid_type' });
+    expect(refusal(mcp({ require_approval: { never: { names: ['a'] } } }))).toMatchObject({ param: 'tools[2].require_approval.never.names', code: 'unknown_parameter' });
     expect(refusal(mcp({ connector_id: 'connector_gmail' }))).toMatchObject({ param: 'tools[2].connector_id', code: 'unsupported_parameter' });
     expect(refusal(mcp({ colour: 'blue' }))).toMatchObject({ param: 'tools[2].colour', code: 'unknown_parameter' });
+  });
+
+  it('decides which calls need approval: always when unset, never, or by the always/never filters', () => {
+    const tool = (name: string, readOnly: boolean) => ({ name, description: null, input_schema: { type: 'object' }, annotations: readOnly ? { readOnlyHint: true } : null });
+    const policy = (value: JsonObject | string | undefined) => parseMcpDeclaration(mcp(value === undefined ? {} : { require_approval: value }), 'tools[0]').declaration.approval;
+    expect(needsApproval(policy(undefined), tool('add', false))).toBe(true);
+    expect(needsApproval(policy('always'), tool('add', true))).toBe(true);
+    expect(needsApproval(policy('never'), tool('add', false))).toBe(false);
+    const byName = policy({ never: { tool_names: ['lookup'] } });
+    expect([needsApproval(byName, tool('lookup', false)), needsApproval(byName, tool('add', false))]).toEqual([false, true]);
+    const readOnly = policy({ never: { read_only: true }, always: { tool_names: ['lookup'] } });
+    expect([needsApproval(readOnly, tool('search', true)), needsApproval(readOnly, tool('lookup', true)), needsApproval(readOnly, tool('add', false))]).toEqual([false, true, true]);
+    const both = policy({ never: { tool_names: ['lookup', 'add'], read_only: true } });
+    expect([needsApproval(both, tool('lookup', true)), needsApproval(both, tool('add', false))]).toEqual([false, true]);
+    expect(needsApproval(policy({ never: {} }), tool('add', true))).toBe(true);
+    const echo = parseMcpDeclaration(mcp({ require_approval: { always: { tool_names: ['add'] }, never: { read_only: true } } }), 'tools[0]').echo;
+    expect((echo as JsonObject).require_approval).toEqual({ always: { tool_names: ['add'] }, never: { read_only: true } });
+    expect((parseMcpDeclaration(mcp({ require_approval: 'always' }), 'tools[0]').echo as JsonObject).require_approval).toBe('always');
   });
 });

@@ -4,7 +4,7 @@
  * (INVALID_ARGUMENT naming `tools[i].…`, the Responses API's `param`) and echoed with the five keys
  * present (null when unset).
  */
-import { invalidArgument, isPlainObject, type JsonObject, type JsonValue, type ResponseTool } from '@berth/core';
+import { invalidArgument, isPlainObject, type JsonObject, type JsonValue, type McpToolInfo, type ResponseTool } from '@berth/core';
 
 /** How the gateway reaches the server: `mcp` the streamable HTTP transport, `sse` the older HTTP+SSE one. */
 export type McpTransportKind = 'mcp' | 'sse';
@@ -23,6 +23,8 @@ export interface McpServerDeclaration {
   readonly label: string;
   readonly allowed: AllowedTools;
   readonly headers: Readonly<Record<string, string>>;
+  /** `require_approval`: which calls wait for the client's approval. */
+  readonly approval: ApprovalPolicy;
   /** `tools[i]`: where the declaration stands in the request, for errors. */
   readonly param: string;
 }
@@ -82,10 +84,10 @@ export function parseMcpDeclaration(tool: JsonObject, param: string): { echo: Re
     server_url: tool.server_url as string,
     allowed_tools: allowedTools.echo,
     headers: headers === null ? null : { ...headers },
-    require_approval: requireApproval,
+    require_approval: requireApproval.echo,
     ...(typeof description === 'string' ? { server_description: description } : {}),
   };
-  return { echo, declaration: { transport, url, label: label ?? defaultLabel(url), allowed: allowedTools.allowed, headers: headers ?? {}, param } };
+  return { echo, declaration: { transport, url, label: label ?? defaultLabel(url), allowed: allowedTools.allowed, headers: headers ?? {}, approval: requireApproval.policy, param } };
 }
 
 /** The label of an `sse` server declared without one: `sse_` and its host name, in label characters. */
@@ -136,16 +138,8 @@ function parseAllowedTools(value: JsonValue | undefined, param: string): { echo:
     return { echo: names, allowed: { names: new Set(names), readOnly: false } };
   }
   if (!isPlainObject(value)) throw invalid(`${param} must be a list of tool names or {tool_names, read_only}`, param, 'INVALID_TYPE');
-  for (const key of Object.keys(value)) {
-    if (key !== 'tool_names' && key !== 'read_only') throw invalid(`Unknown parameter: '${param}.${key}'.`, `${param}.${key}`, 'UNKNOWN_PARAMETER');
-  }
-  const names = isAbsent(value.tool_names) ? null : parseToolNames(value.tool_names, `${param}.tool_names`);
-  const readOnly = value.read_only;
-  if (!isAbsent(readOnly) && typeof readOnly !== 'boolean') throw invalid(`${param}.read_only must be a boolean`, `${param}.read_only`, 'INVALID_TYPE');
-  const echo: JsonObject = {};
-  if (names !== null) echo.tool_names = names;
-  if (typeof readOnly === 'boolean') echo.read_only = readOnly;
-  return { echo, allowed: { names: names === null ? null : new Set(names), readOnly: readOnly === true } };
+  const { echo, filter } = parseToolFilter(value, param)!;
+  return { echo, allowed: { names: filter.names, readOnly: filter.readOnly === true } };
 }
 
 function parseHeaders(value: JsonValue | undefined, param: string): Record<string, string> | null {
@@ -167,15 +161,66 @@ function parseHeaders(value: JsonValue | undefined, param: string): Record<strin
   return headers;
 }
 
+/** One side of the filter form of `require_approval`: tools by name and/or by MCP's `readOnlyHint`. */
+export interface ApprovalFilter {
+  readonly names: ReadonlySet<string> | null;
+  /** true: read-only tools match; false: tools not marked read-only match; null: not a criterion. */
+  readonly readOnly: boolean | null;
+}
+
 /**
- * `require_approval`: Berth runs MCP tools without an approval step (no `mcp_approval_request` items),
- * so only `never` (or no value) is accepted; anything asking for approvals is refused rather than ignored.
+ * Which tools of a server need the client's approval before a call: `always` (also when unset, as the
+ * reference API), `never`, or the filters: a tool the `always` filter matches needs approval, else one the
+ * `never` filter matches does not, else it needs approval (the default).
  */
-function parseRequireApproval(value: JsonValue | undefined, param: string): 'never' | null {
+export type ApprovalPolicy = 'always' | 'never' | { readonly always: ApprovalFilter | null; readonly never: ApprovalFilter | null };
+
+/** Whether a filter matches a tool: every criterion it gives holds (a filter with none matches no tool). */
+function filterMatches(filter: ApprovalFilter | null, tool: McpToolInfo): boolean {
+  if (filter === null || (filter.names === null && filter.readOnly === null)) return false;
+  if (filter.names !== null && !filter.names.has(tool.name)) return false;
+  return filter.readOnly === null || (tool.annotations?.readOnlyHint === true) === filter.readOnly;
+}
+
+/** True when a call to `tool` must wait for the client's approval under `policy`. */
+export function needsApproval(policy: ApprovalPolicy, tool: McpToolInfo): boolean {
+  if (policy === 'always' || policy === 'never') return policy === 'always';
+  if (filterMatches(policy.always, tool)) return true;
+  return !filterMatches(policy.never, tool);
+}
+
+/** A tool filter `{tool_names, read_only}` (of `allowed_tools` or `require_approval`); null when absent. */
+function parseToolFilter(value: JsonValue | undefined, param: string): { echo: JsonObject; filter: ApprovalFilter } | null {
   if (isAbsent(value)) return null;
-  if (value === 'never') return 'never';
-  throw invalid(
-    `${param}: this gateway runs MCP tools without approval requests; send "never" (or leave it out) to let it call them`,
-    param, 'UNSUPPORTED_VALUE',
-  );
+  if (!isPlainObject(value)) throw invalid(`${param} must be an object {tool_names, read_only}`, param, 'INVALID_TYPE');
+  for (const key of Object.keys(value)) {
+    if (key !== 'tool_names' && key !== 'read_only') throw invalid(`Unknown parameter: '${param}.${key}'.`, `${param}.${key}`, 'UNKNOWN_PARAMETER');
+  }
+  const names = isAbsent(value.tool_names) ? null : parseToolNames(value.tool_names, `${param}.tool_names`);
+  const readOnly = value.read_only;
+  if (!isAbsent(readOnly) && typeof readOnly !== 'boolean') throw invalid(`${param}.read_only must be a boolean`, `${param}.read_only`, 'INVALID_TYPE');
+  const echo: JsonObject = {};
+  if (names !== null) echo.tool_names = names;
+  if (typeof readOnly === 'boolean') echo.read_only = readOnly;
+  return { echo, filter: { names: names === null ? null : new Set(names), readOnly: typeof readOnly === 'boolean' ? readOnly : null } };
+}
+
+/**
+ * `require_approval`: `"always"`, `"never"`, or `{always: {tool_names, read_only}, never: {…}}`; unset
+ * (null) means `always`, as in the reference API. Echoed as given (null when unset).
+ */
+function parseRequireApproval(value: JsonValue | undefined, param: string): { echo: JsonValue; policy: ApprovalPolicy } {
+  if (isAbsent(value)) return { echo: null, policy: 'always' };
+  if (value === 'always' || value === 'never') return { echo: value, policy: value };
+  if (typeof value === 'string') throw invalid(`${param} must be "always", "never" or {always, never} tool filters`, param, 'UNSUPPORTED_VALUE');
+  if (!isPlainObject(value)) throw invalid(`${param} must be "always", "never" or {always, never} tool filters`, param, 'INVALID_TYPE');
+  for (const key of Object.keys(value)) {
+    if (key !== 'always' && key !== 'never') throw invalid(`Unknown parameter: '${param}.${key}'.`, `${param}.${key}`, 'UNKNOWN_PARAMETER');
+  }
+  const always = parseToolFilter(value.always, `${param}.always`);
+  const never = parseToolFilter(value.never, `${param}.never`);
+  const echo: JsonObject = {};
+  if (always !== null) echo.always = always.echo;
+  if (never !== null) echo.never = never.echo;
+  return { echo, policy: { always: always?.filter ?? null, never: never?.filter ?? null } };
 }

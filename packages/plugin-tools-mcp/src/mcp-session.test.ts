@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { systemContext, type ConversationItem, type FunctionCallItem, type JsonObject, type McpToolInfo, type RequestContext, type ToolEventStream } from '@berth/core';
+import { systemContext, type ConversationItem, type FunctionCallItem, type JsonObject, type JsonValue, type McpToolInfo, type RequestContext, type ToolEventStream } from '@berth/core';
 import type { McpConnector, McpServerConnection } from './mcp-connection.js';
 import { cancelledError, filterAllowed } from './mcp-connection.js';
 import { parseMcpDeclaration } from './mcp-declaration.js';
@@ -13,8 +13,10 @@ const tool = (name: string, readOnly = false): McpToolInfo => ({
 });
 
 /** A server answering `add` with the sum, anything else with an error; records what it was asked. */
-function fakeConnection(label: string, tools: McpToolInfo[], param = 'tools[0]'): McpServerConnection & { asked: JsonObject[]; closed: number } {
-  const { declaration } = parseMcpDeclaration({ type: 'mcp', server_label: label, server_url: 'https://mcp.example.com/mcp' }, param);
+function fakeConnection(
+  label: string, tools: McpToolInfo[], param = 'tools[0]', requireApproval: JsonValue = 'never',
+): McpServerConnection & { asked: JsonObject[]; closed: number } {
+  const { declaration } = parseMcpDeclaration({ type: 'mcp', server_label: label, server_url: 'https://mcp.example.com/mcp', require_approval: requireApproval }, param);
   const connection = {
     declaration, tools, asked: [] as JsonObject[], closed: 0,
     async call(callCtx: RequestContext, name: string, args: JsonObject): Promise<ToolOutcome> {
@@ -96,6 +98,31 @@ describe('McpToolSession', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(session.execute({ ...ctx, signal: controller.signal }, call('math__add', '{}'))).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
+
+  it('asks for approval instead of calling a tool that needs it, and runs the call once approved', async () => {
+    const math = fakeConnection('math', [tool('add'), tool('peek', true)], 'tools[0]', { never: { read_only: true } });
+    const session = new McpToolSession([math]);
+    const events = recorder();
+    const [request] = await session.execute(ctx, call('math__add', '{"a":2,"b":3}'), events);
+    expect(request).toEqual({ type: 'mcp_approval_request', id: expect.stringMatching(/^mcpr_[0-9a-f]{32}$/), server_label: 'math', name: 'add', arguments: '{"a":2,"b":3}' });
+    expect(events.events).toEqual([
+      { type: 'response.output_item.added', output_index: 0, item: request },
+      { type: 'response.output_item.done', output_index: 0, item: request },
+    ]);
+    expect(math.asked).toEqual([]);
+    const [peeked] = await session.execute(ctx, call('math__peek', '{}'));
+    expect(peeked).toMatchObject({ type: 'mcp_call', name: 'peek', approval_request_id: null });
+    if (request?.type !== 'mcp_approval_request') throw new Error('expected an approval request');
+    const [approved] = await session.runApproved(ctx, request, events) ?? [];
+    expect(approved).toMatchObject({ type: 'mcp_call', name: 'add', output: '5', status: 'completed', approval_request_id: request.id });
+    expect(events.events.slice(2).map((event) => event.type)).toEqual([
+      'response.output_item.added', 'response.mcp_call_arguments.delta', 'response.mcp_call_arguments.done', 'response.mcp_call.in_progress',
+      'response.mcp_call.completed', 'response.output_item.done',
+    ]);
+    expect(await session.runApproved(ctx, { ...request, name: 'gone' })).toBeUndefined();
+    expect(await session.runApproved(ctx, { ...request, server_label: 'other' })).toBeUndefined();
+    expect(math.asked).toEqual([{ name: 'peek' }, { name: 'add', a: 2, b: 3 }]);
   });
 
   it('closes every connection', async () => {

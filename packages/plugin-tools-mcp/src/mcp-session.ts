@@ -2,15 +2,18 @@
  * The MCP tools of one response: each server's allowed tools are offered to the model as functions
  * named `<server_label>__<tool>` (core's `mcpFunctionName`), each server's tool list opens the output
  * (`mcp_list_tools`), and a call the model makes to one of them is run on its server and recorded as
- * an `mcp_call` item holding the output or the error, which the model reads on its next turn.
+ * an `mcp_call` item holding the output or the error, which the model reads on its next turn. A call
+ * to a tool that needs approval (`require_approval`) is not run: it becomes an `mcp_approval_request`
+ * item (the response then ends), and runs once the client approved it in a following response.
  */
 import {
   isPlainObject, mcpFunctionName, newResponsesId,
-  type ChatFunction, type ConversationItem, type FunctionCallItem, type JsonObject, type JsonValue, type McpCallItem,
+  type ChatFunction, type ConversationItem, type FunctionCallItem, type JsonObject, type JsonValue, type McpApprovalRequestItem, type McpCallItem,
   type McpListToolsItem, type McpToolInfo, type RequestContext, type ToolEventStream, type ToolSession,
 } from '@berth/core';
 import type { McpServerConnection } from './mcp-connection.js';
 import type { ToolOutcome } from './mcp-result.js';
+import { needsApproval } from './mcp-declaration.js';
 
 interface OfferedTool {
   readonly connection: McpServerConnection;
@@ -64,15 +67,35 @@ export class McpToolSession implements ToolSession {
   async execute(ctx: RequestContext, call: FunctionCallItem, events?: ToolEventStream): Promise<ConversationItem[]> {
     const offered = this.offered.get(call.name);
     if (!offered) throw new Error(`the MCP session was asked to run ${call.name}, which it does not offer`);
+    if (needsApproval(offered.connection.declaration.approval, offered.tool)) {
+      const request: McpApprovalRequestItem = {
+        type: 'mcp_approval_request', id: newResponsesId('mcpr'), server_label: offered.connection.declaration.label, name: offered.tool.name, arguments: call.arguments,
+      };
+      if (events) events.itemDone(events.itemAdded(request), request);
+      return [request];
+    }
+    return [await this.call(ctx, offered, call.arguments, null, events)];
+  }
+
+  async runApproved(ctx: RequestContext, request: McpApprovalRequestItem, events?: ToolEventStream): Promise<ConversationItem[] | undefined> {
+    const offered = this.offered.get(mcpFunctionName(request.server_label, request.name));
+    if (!offered || offered.connection.declaration.label !== request.server_label || offered.tool.name !== request.name) return undefined;
+    return [await this.call(ctx, offered, request.arguments, request.id, events)];
+  }
+
+  /** Runs one call on its server: the `mcp_call` item with its output or error, streamed to `events`. */
+  private async call(
+    ctx: RequestContext, offered: OfferedTool, argumentsText: string, approvalRequestId: string | null, events: ToolEventStream | undefined,
+  ): Promise<McpCallItem> {
     const item: McpCallItem = {
       type: 'mcp_call',
       id: newResponsesId('mcp'),
       server_label: offered.connection.declaration.label,
       name: offered.tool.name,
-      arguments: call.arguments,
+      arguments: argumentsText,
       output: null,
       error: null,
-      approval_request_id: null,
+      approval_request_id: approvalRequestId,
       status: 'in_progress',
     };
     let index = -1;
@@ -82,9 +105,9 @@ export class McpToolSession implements ToolSession {
       events.itemEvent('response.mcp_call_arguments.done', item, index, { arguments: item.arguments });
       events.itemEvent('response.mcp_call.in_progress', item, index);
     }
-    const args = parseArguments(call.arguments);
+    const args = parseArguments(item.arguments);
     const outcome: ToolOutcome = args === undefined
-      ? { error: `the arguments are not a JSON object: ${call.arguments.slice(0, 200)}` }
+      ? { error: `the arguments are not a JSON object: ${item.arguments.slice(0, 200)}` }
       : await offered.connection.call(ctx, offered.tool.name, args);
     if ('error' in outcome) {
       item.error = outcome.error;
@@ -97,7 +120,7 @@ export class McpToolSession implements ToolSession {
       events.itemEvent(item.status === 'failed' ? 'response.mcp_call.failed' : 'response.mcp_call.completed', item, index);
       events.itemDone(index, item);
     }
-    return [item];
+    return item;
   }
 
   async close(): Promise<void> {

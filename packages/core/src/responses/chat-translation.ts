@@ -9,7 +9,7 @@ import { decodeCompaction } from './compaction-token.js';
 import { isPlainObject } from '../validation/paths.js';
 import { mcpFunctionName } from './mcp-names.js';
 import type {
-  ContentPart, ConversationItem, FunctionCallItem, InputImagePart, McpCallItem, MessageItem, ReasoningItem, ResponseTool, ToolChoice,
+  ContentPart, ConversationItem, FunctionCallItem, InputImagePart, McpApprovalRequestItem, McpCallItem, MessageItem, ReasoningItem, ResponseTool, ToolChoice,
 } from './response-types.js';
 import type { ChatFunction } from './tool-provider.js';
 
@@ -48,10 +48,15 @@ function partText(part: ContentPart): string {
  * compaction item is a user message giving the summary it holds. An MCP call is both: a tool call of the
  * assistant message before it (under the name the model was offered, see {@link mcpFunctionName}) and a
  * `tool` message with its output or error; an MCP tool list is not sent (its tools are offered as functions).
+ * An MCP approval request is not sent itself: a denial answering it becomes the call and a `tool` message
+ * telling the model it was denied; an approved call is the `mcp_call` that ran it; a request left unanswered
+ * is not shown to the model.
  */
 export function toChatMessages(instructions: string | null, items: readonly ConversationItem[]): ChatMessage[] {
   const messages: ChatMessage[] = [];
   if (instructions !== null && instructions.length > 0) messages.push({ role: 'system', content: instructions });
+  const approvalRequests = new Map<string, McpApprovalRequestItem>();
+  for (const item of items) if (item.type === 'mcp_approval_request') approvalRequests.set(item.id, item);
   for (const item of items) {
     switch (item.type) {
       case 'message':
@@ -80,10 +85,16 @@ export function toChatMessages(instructions: string | null, items: readonly Conv
         break;
       }
       case 'mcp_call':
-        pushMcpCall(messages, item);
+        pushMcpCall(messages, item, item.error !== null ? `error: ${item.error}` : (item.output ?? ''));
         break;
+      case 'mcp_approval_response': {
+        const request = approvalRequests.get(item.approval_request_id);
+        if (!item.approve && request) pushMcpCall(messages, request, deniedCallText(item.reason));
+        break;
+      }
       case 'reasoning':
       case 'mcp_list_tools':
+      case 'mcp_approval_request':
         break;
       case 'compaction':
         messages.push({ role: 'user', content: `${compactionHeading}\n\n${decodeCompaction(item.encrypted_content) ?? ''}` });
@@ -96,8 +107,13 @@ export function toChatMessages(instructions: string | null, items: readonly Conv
 /** The first line of the user message a compaction item becomes: the model reads the summary after it. */
 export const compactionHeading = 'Summary of the earlier part of this conversation (it was compacted):';
 
-/** An MCP call joins the assistant message that the tool results after it answer; its result follows them. */
-function pushMcpCall(messages: ChatMessage[], item: McpCallItem): void {
+/** What the model reads as the result of an MCP call the client denied. */
+export function deniedCallText(reason: string | null): string {
+  return `error: the user denied this tool call${reason !== null && reason.length > 0 ? `: ${reason}` : ''}`;
+}
+
+/** An MCP call joins the assistant message that the tool results after it answer; its result (`content`) follows them. */
+function pushMcpCall(messages: ChatMessage[], item: McpCallItem | McpApprovalRequestItem, content: string): void {
   const call: ChatToolCall = { id: item.id, type: 'function', function: { name: mcpFunctionName(item.server_label, item.name), arguments: item.arguments } };
   let at = messages.length - 1;
   while (at >= 0 && messages[at]!.role === 'tool') at -= 1;
@@ -107,7 +123,6 @@ function pushMcpCall(messages: ChatMessage[], item: McpCallItem): void {
   } else {
     messages.push({ role: 'assistant', content: null, tool_calls: [call] });
   }
-  const content = item.error !== null ? `error: ${item.error}` : (item.output ?? '');
   messages.push({ role: 'tool', tool_call_id: item.id, content });
 }
 

@@ -7,7 +7,9 @@ import { ResponseEventWriter, type ResponseEventSink } from './response-events.j
 import { newResponsesId } from './response-ids.js';
 import { parseResponseRequest } from './response-request.js';
 import { EngineClient, callerContext, fixtureDeployment, fixtureModel } from './responses-fixtures.js';
-import type { ConversationItem, FunctionCallItem, McpCallItem, McpListToolsItem, ResponseTool } from './response-types.js';
+import type {
+  ConversationItem, FunctionCallItem, McpApprovalRequestItem, McpApprovalResponseItem, McpCallItem, McpListToolsItem, ResponseTool,
+} from './response-types.js';
 import { checkSessionNames, type ToolEventStream, type ToolSession } from './tool-provider.js';
 import { TurnLoop } from './turn-loop.js';
 
@@ -23,7 +25,22 @@ function collector(): ResponseEventSink & { events: JsonObject[]; types(): strin
  * A session like the MCP one: `dock__lookup` and `dock__search` offered, a tool list opening the output,
  * each call recorded as one `mcp_call` item, streamed with its own events.
  */
-function dockSession(): ToolSession {
+function dockSession(needApproval: ReadonlySet<string> = new Set()): ToolSession {
+  const run = async (name: string, args: string, approvalRequestId: string | null, events?: ToolEventStream): Promise<ConversationItem[]> => {
+    const item: McpCallItem = {
+      type: 'mcp_call', id: newResponsesId('mcp'), server_label: 'dock', name, arguments: args,
+      output: null, error: null, approval_request_id: approvalRequestId, status: 'in_progress',
+    };
+    const index = events ? events.itemAdded({ ...item }) : -1;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    item.output = `found ${item.name}`;
+    item.status = 'completed';
+    if (events) {
+      events.itemEvent('response.mcp_call.completed', item, index);
+      events.itemDone(index, item);
+    }
+    return [item];
+  };
   const list: McpListToolsItem = { type: 'mcp_list_tools', id: newResponsesId('mcpl'), server_label: 'dock', tools: [], error: null };
   return {
     functions: [{ name: 'dock__lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } }, { name: 'dock__search' }],
@@ -35,20 +52,13 @@ function dockSession(): ToolSession {
     },
     handles: (name) => name.startsWith('dock__'),
     async execute(_ctx, call: FunctionCallItem, events?: ToolEventStream): Promise<ConversationItem[]> {
-      const item: McpCallItem = {
-        type: 'mcp_call', id: newResponsesId('mcp'), server_label: 'dock', name: call.name.slice(6), arguments: call.arguments,
-        output: null, error: null, approval_request_id: null, status: 'in_progress',
-      };
-      const index = events ? events.itemAdded({ ...item }) : -1;
-      await new Promise((resolve) => setTimeout(resolve, 2));
-      item.output = `found ${item.name}`;
-      item.status = 'completed';
-      if (events) {
-        events.itemEvent('response.mcp_call.completed', item, index);
-        events.itemDone(index, item);
-      }
-      return [item];
+      const name = call.name.slice(6);
+      if (!needApproval.has(name)) return run(name, call.arguments, null, events);
+      const request: McpApprovalRequestItem = { type: 'mcp_approval_request', id: newResponsesId('mcpr'), server_label: 'dock', name, arguments: call.arguments };
+      if (events) events.itemDone(events.itemAdded(request), request);
+      return [request];
     },
+    runApproved: async (_ctx, request, events) => run(request.name, request.arguments, request.id, events),
     close: async () => {},
   };
 }
@@ -164,5 +174,68 @@ describe('checkSessionNames', () => {
     }
     expect(isGatewayError(thrown) && thrown.field).toBe('tools[1].name');
     expect(() => checkSessionNames([{ type: 'function', name: 'other', description: null, parameters: null, strict: true }], dockSession())).not.toThrow();
+  });
+});
+
+describe('MCP approvals in the turn loop', () => {
+  const user = (text: string): ConversationItem => ({ type: 'message', id: newResponsesId('msg'), role: 'user', status: 'completed', content: [{ type: 'input_text', text }] });
+  const request: McpApprovalRequestItem = { type: 'mcp_approval_request', id: 'mcpr_1', server_label: 'dock', name: 'search', arguments: '{"q":"tide"}' };
+  const answer = (approve: boolean, reason: string | null = null): McpApprovalResponseItem =>
+    ({ type: 'mcp_approval_response', id: 'mcpa_1', approval_request_id: 'mcpr_1', approve, reason });
+
+  async function runWith(context: ConversationItem[], session: ToolSession | undefined, stream = false) {
+    const request = parseResponseRequest({ model: fixtureModel, input: 'x' });
+    const client = new EngineClient();
+    const sink = collector();
+    const events = stream ? new ResponseEventWriter(sink) : undefined;
+    const result = await new TurnLoop(client).run(ctx, { request, context, target, ...(session ? { session } : {}) }, events);
+    return { result, client, sink };
+  }
+
+  it('ends the response completed with the approval request in place of the call, streamed as added and done', async () => {
+    for (const stream of [false, true]) {
+      const { result, client, sink } = await runWith([user('please dock__search')], dockSession(new Set(['search'])), stream);
+      expect(result.status).toBe('completed');
+      expect(result.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_approval_request']);
+      expect(client.bodies).toHaveLength(1);
+      if (stream) {
+        const approval = result.output[1]!;
+        expect(sink.events.filter((event) => (event.item as JsonObject | undefined)?.type === 'mcp_approval_request').map((event) => [event.type, event.output_index]))
+          .toEqual([['response.output_item.added', 1], ['response.output_item.done', 1]]);
+        expect(sink.events.find((event) => event.type === 'response.output_item.done' && event.output_index === 1)!.item).toEqual(approval);
+      }
+    }
+  });
+
+  it('runs an approved call before the first turn and lets the model read its result', async () => {
+    const { result, client } = await runWith([user('please dock__search'), request, answer(true)], dockSession(new Set(['search'])));
+    expect(result.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+    const call = result.output[1] as McpCallItem;
+    expect(call).toMatchObject({ name: 'search', arguments: '{"q":"tide"}', output: 'found search', approval_request_id: 'mcpr_1' });
+    expect(client.bodies[0]!.messages).toEqual([
+      { role: 'user', content: 'please dock__search' },
+      { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: 'dock__search', arguments: '{"q":"tide"}' } }] },
+      { role: 'tool', tool_call_id: call.id, content: 'found search' },
+    ]);
+  });
+
+  it('tells the model a denied call was denied, as its result', async () => {
+    const { result, client } = await runWith([user('please dock__search'), request, answer(false, 'too costly')], dockSession(new Set(['search'])));
+    expect(result.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'message']);
+    expect(client.bodies[0]!.messages).toEqual([
+      { role: 'user', content: 'please dock__search' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'mcpr_1', type: 'function', function: { name: 'dock__search', arguments: '{"q":"tide"}' } }] },
+      { role: 'tool', tool_call_id: 'mcpr_1', content: 'error: the user denied this tool call: too costly' },
+    ]);
+  });
+
+  it('records an approved call no session offers as failed', async () => {
+    const { result } = await runWith([user('please dock__search'), request, answer(true)], undefined);
+    expect(result.output[0]).toMatchObject({ type: 'mcp_call', status: 'failed', approval_request_id: 'mcpr_1', error: expect.stringContaining('not offered') });
+    expect(result.output.map((item) => item.type)).toEqual(['mcp_call', 'message']);
+  });
+
+  it('does not show the model a request left unanswered', () => {
+    expect(toChatMessages(null, [user('hi'), request, user('never mind')])).toEqual([{ role: 'user', content: 'hi' }, { role: 'user', content: 'never mind' }]);
   });
 });

@@ -2,9 +2,10 @@ import { randomFillSync } from 'node:crypto';
 
 /**
  * Prefixes of the ids Berth mints: responses, messages, function calls and their outputs, reasoning,
- * compaction items, and MCP items (`mcpl` a server's tool list, `mcp` a call).
+ * compaction items, and MCP items (`mcpl` a server's tool list, `mcp` a call, `mcpr` an approval request,
+ * `mcpa` an approval response).
  */
-export type IdPrefix = 'resp' | 'msg' | 'fc' | 'fco' | 'rs' | 'cmp' | 'mcpl' | 'mcp';
+export type IdPrefix = 'resp' | 'msg' | 'fc' | 'fco' | 'rs' | 'cmp' | 'mcpl' | 'mcp' | 'mcpr' | 'mcpa';
 
 const idBytes = 16;
 /**

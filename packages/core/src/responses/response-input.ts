@@ -9,7 +9,7 @@ import { newResponsesId } from './response-ids.js';
 import { isPlainObject } from '../validation/paths.js';
 import { invalid, isAbsent } from './request-values.js';
 import { decodeCompaction } from './compaction-token.js';
-import { parseMcpCall, parseMcpListTools } from './mcp-input.js';
+import { parseMcpApprovalRequest, parseMcpApprovalResponse, parseMcpCall, parseMcpListTools } from './mcp-input.js';
 import type {
   CompactionItem, ContentPart, ConversationItem, FunctionCallItem, FunctionCallOutputItem, InputImagePart, InputTextPart, ItemStatus,
   MessageItem, MessageRole, ReasoningItem,
@@ -51,11 +51,15 @@ function parseItem(item: JsonValue, path: string): ConversationItem {
       return parseMcpListTools(item, path);
     case 'mcp_call':
       return parseMcpCall(item, path);
+    case 'mcp_approval_request':
+      return parseMcpApprovalRequest(item, path);
+    case 'mcp_approval_response':
+      return parseMcpApprovalResponse(item, path);
     case 'item_reference':
       throw invalid(`${path}: item_reference is not supported; send the item itself or use previous_response_id`, `${path}.type`, 'UNSUPPORTED_VALUE');
     default:
       throw invalid(
-        `${path}.type ${JSON.stringify(type)} is not supported: use message, function_call, function_call_output, reasoning, compaction, mcp_list_tools or mcp_call`,
+        `${path}.type ${JSON.stringify(type)} is not supported: use message, function_call, function_call_output, reasoning, compaction, mcp_list_tools, mcp_call, mcp_approval_request or mcp_approval_response`,
         `${path}.type`, 'UNSUPPORTED_VALUE',
       );
   }

@@ -73,8 +73,23 @@ export type McpCallItem = {
   status: 'in_progress' | 'calling' | 'completed' | 'failed' | 'incomplete';
 };
 
-/** Every item a conversation holds: inputs, outputs, tool calls and their results, compaction summaries, MCP tool lists and calls. */
-export type ConversationItem = MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem | CompactionItem | McpListToolsItem | McpCallItem;
+/**
+ * A call the model made to an MCP tool that needs the client's approval (`require_approval`): the gateway
+ * did not run it, and the response ended with this item. The client answers it with an
+ * {@link McpApprovalResponseItem} in the input of the next response.
+ */
+export type McpApprovalRequestItem = { type: 'mcp_approval_request'; id: string; server_label: string; name: string; arguments: string };
+
+/** The client's answer to an {@link McpApprovalRequestItem}: approved, the gateway runs the call; denied, the model is told so. */
+export type McpApprovalResponseItem = { type: 'mcp_approval_response'; id: string; approval_request_id: string; approve: boolean; reason: string | null };
+
+/**
+ * Every item a conversation holds: inputs, outputs, tool calls and their results, compaction summaries,
+ * MCP tool lists, calls and approvals.
+ */
+export type ConversationItem =
+  | MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem | CompactionItem | McpListToolsItem | McpCallItem
+  | McpApprovalRequestItem | McpApprovalResponseItem;
 
 /** A function tool as echoed: every key present (null when unset). */
 export type FunctionTool = { type: 'function'; name: string; description: string | null; parameters: JsonObject | null; strict: boolean };

@@ -16,6 +16,7 @@ import type { ChatModelClient } from './model-client.js';
 import { invalid } from './request-values.js';
 import { newResponsesId } from './response-ids.js';
 import { checkToolOutputs, hasImageInput } from './response-input.js';
+import { checkApprovalResponses } from './mcp-input.js';
 import { responseListBody, pageInputItems, parseResponseListParams, type ResponseListParams } from './response-list.js';
 import { buildResponseObject, type ResponseOutcome } from './response-object.js';
 import { ResponseEventWriter, type ResponseEventSink } from './response-events.js';
@@ -349,6 +350,7 @@ export class ResponsesService implements BackgroundResponseRunner {
   private async history(ctx: RequestContext, accountId: string, request: Pick<ResponseRequest, 'previousResponseId' | 'input'>): Promise<ConversationItem[]> {
     if (request.previousResponseId === null) {
       checkToolOutputs([], request.input);
+      checkApprovalResponses([], request.input);
       return [];
     }
     const previous = await this.store.load(ctx, accountId, request.previousResponseId);
@@ -362,6 +364,7 @@ export class ResponsesService implements BackgroundResponseRunner {
     }
     const history = [...previous.conversation, ...previous.response.output];
     checkToolOutputs(history, request.input);
+    checkApprovalResponses(history, request.input);
     return history;
   }
 

@@ -8,7 +8,7 @@
 import type { JsonObject } from '../contracts/json.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import { invalid } from './request-values.js';
-import type { ConversationItem, FunctionCallItem, ResponseTool } from './response-types.js';
+import type { ConversationItem, FunctionCallItem, McpApprovalRequestItem, ResponseTool } from './response-types.js';
 
 /** A function offered to the model (the chat-completions `tools[].function`). */
 export interface ChatFunction {
@@ -55,6 +55,13 @@ export interface ToolSession {
    * Throws only when the response itself must stop (CANCELLED when `ctx.signal` aborts).
    */
   execute(ctx: RequestContext, call: FunctionCallItem, events?: ToolEventStream): Promise<ConversationItem[]>;
+  /**
+   * Runs a call the client approved (an `mcp_approval_request` answered with `approve: true`) without
+   * asking again, and answers the items recording it (an `mcp_call` naming the request), sent to `events`
+   * as `execute` does. Undefined when this session does not offer the tool (the request no longer declares
+   * it): the loop records the call as failed, which the model reads. Sessions without approvals leave it out.
+   */
+  runApproved?(ctx: RequestContext, request: McpApprovalRequestItem, events?: ToolEventStream): Promise<ConversationItem[] | undefined>;
   /** Releases what `open` took (connections). Called once, on every path. */
   close(): Promise<void>;
 }

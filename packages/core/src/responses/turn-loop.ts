@@ -14,7 +14,9 @@ import type { ResponseEventWriter } from './response-events.js';
 import { contextTooLong, fitContext, promptLimit, type FittedContext } from './context-window.js';
 import type { ChatModelClient, UpstreamError } from './model-client.js';
 import type { ResponseRequest } from './response-request.js';
-import type { ConversationItem, FunctionCallItem, IncompleteReason, ResponseError } from './response-types.js';
+import type { ConversationItem, FunctionCallItem, IncompleteReason, McpApprovalRequestItem, McpCallItem, ResponseError } from './response-types.js';
+import { approvedPendingCalls } from './mcp-input.js';
+import { newResponsesId } from './response-ids.js';
 import type { ChatFunction, ToolEventStream, ToolSession } from './tool-provider.js';
 
 /** Most model turns in one response: a guard against a model that calls gateway tools forever. */
@@ -90,8 +92,11 @@ export class TurnLoop {
     else for (const item of output) events?.itemWhole(item);
     const withReasoning = request.reasoning.effort !== null && request.reasoning.effort !== 'none';
     let usage = zeroUsage;
-    let toolCalls = 0;
-    let fitted = session && (session.functions.length > 0 || session.items.length > 0) ? undefined : input.fitted;
+    // Calls the client approved (answering a previous response's approval requests) run before the first turn.
+    const approved = approvedPendingCalls(input.context);
+    for (const request of approved) output.push(...(await this.runApproved(ctx, session, request, events)));
+    let toolCalls = approved.length;
+    let fitted = approved.length > 0 || (session && (session.functions.length > 0 || session.items.length > 0)) ? undefined : input.fitted;
     const end = (status: TurnLoopResult['status'], incompleteReason: IncompleteReason | null = null, error: ResponseError | null = null): TurnLoopResult =>
       ({ status, output, usage, incompleteReason, error });
 
@@ -149,8 +154,9 @@ export class TurnLoop {
         output.splice(0, output.length, ...kept, ...gatewayCalls.flatMap((call) => executed.get(call) ?? []));
       }
       if (limited) return end('incomplete', 'max_tool_calls');
-      // A call only the client can answer ends the response: the client continues with its output.
-      if (gatewayCalls.length < calls.length) return end('completed');
+      // A call waiting for the client's approval ends the response, as does one only the client can answer:
+      // the client continues with its approval or its output.
+      if (gatewayCalls.length < calls.length || output.some((item) => item.type === 'mcp_approval_request')) return end('completed');
     }
     return end('incomplete', 'max_tool_calls');
   }
@@ -224,6 +230,24 @@ export class TurnLoop {
       };
     }
     return body;
+  }
+
+  /**
+   * Runs one approved call through the session; when no session offers its tool (the request no longer
+   * declares the server), the call is recorded as failed, which the model reads.
+   */
+  private async runApproved(
+    ctx: RequestContext, session: ToolSession | undefined, request: McpApprovalRequestItem, events: ToolEventStream | undefined,
+  ): Promise<ConversationItem[]> {
+    const ran = await session?.runApproved?.(ctx, request, events);
+    if (ran) return ran;
+    const item: McpCallItem = {
+      type: 'mcp_call', id: newResponsesId('mcp'), server_label: request.server_label, name: request.name, arguments: request.arguments,
+      output: null, error: `the approved tool ${request.name} of MCP server ${request.server_label} is not offered by this request's tools: declare the server to run it`,
+      approval_request_id: request.id, status: 'failed',
+    };
+    if (events) events.itemDone(events.itemAdded(item), item);
+    return [item];
   }
 
   /**

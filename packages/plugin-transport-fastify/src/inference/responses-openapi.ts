@@ -5,7 +5,7 @@ import { responsesPath } from './responses-routes.js';
 const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 const item: JsonSchema = {
   type: 'object',
-  description: 'A conversation item: message, function_call, function_call_output, reasoning, compaction, mcp_list_tools or mcp_call.',
+  description: 'A conversation item: message, function_call, function_call_output, reasoning, compaction, mcp_list_tools, mcp_call, mcp_approval_request or mcp_approval_response.',
   required: ['type', 'id'],
   properties: { type: { type: 'string' }, id: { type: 'string' }, status: { type: 'string' }, encrypted_content: { type: 'string', description: 'compaction items: the summary, opaque.' } },
 };
