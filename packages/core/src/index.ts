@@ -19,5 +19,6 @@ export * from './runtime/index.js';
 export * from './serving/index.js';
 export * from './workers/index.js';
 export * from './responses/index.js';
+export * from './batch/index.js';
 export * from './outbound/index.js';
 export * from './images/index.js';

@@ -14,6 +14,8 @@ import { systemContext } from '../kernel/request-context.js';
 import { deploymentPurgeHandler } from '../resources/deployments/deployment-purge.js';
 import { BackgroundResponses } from '../responses/background-responses.js';
 import { QueueWakeups } from '../workers/queue-wakeups.js';
+import { BatchInferenceRunner } from '../batch/batch-runner.js';
+import { batchInferenceRunnerToken } from '../batch/tokens.js';
 import { backgroundResponsesToken } from '../responses/tokens.js';
 import { ResourceEnvironment } from '../resources/common/resource-environment.js';
 import { GatewaySecrets } from '../resources/common/secrets.js';
@@ -47,6 +49,8 @@ export function coreModule(): GatewayPlugin {
       binder.bind({ token: queueWakeupsToken, deps: [], factory: () => new QueueWakeups() });
       binder.bind({ token: backgroundResponsesToken, deps: [], factory: () => new BackgroundResponses() });
       binder.contribute({ token: queueHandlersToken, deps: [backgroundResponsesToken], factory: (background) => background.handler });
+      binder.bind({ token: batchInferenceRunnerToken, deps: [], factory: () => new BatchInferenceRunner() });
+      binder.contribute({ token: queueHandlersToken, deps: [batchInferenceRunnerToken], factory: (batch) => batch.handler });
       binder.bind({
         token: resourceEnvironmentToken,
         deps: [storageToken, clockToken, idGeneratorToken],

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  authorize, coreServicesToken, servingDirectoryToken,
+  authorize, batchInferenceRunnerToken, coreServicesToken, servingDirectoryToken,
   type Gateway, type GatewayLogger, type JsonObject, type JsonSchema, type RequestContext,
 } from '@berth/core';
 import type { RouteSpec } from '../route-spec.js';
@@ -42,6 +42,15 @@ export function registerInferenceRoutes(app: FastifyInstance, deps: InferenceRou
   const routeOptions = { onRequest: auth.onRequest, ...(deps.bodyLimit !== undefined ? { bodyLimit: deps.bodyLimit } : {}) };
   const proxy = new InferenceProxy(gateway.resolve(servingDirectoryToken), deps.options, deps.logger ?? gateway.logger);
   app.addHook('onClose', async () => proxy.close());
+  // This instance's queue workers run batch inference rows over the proxy (the routing chat completions
+  // take). Before the server closes, running jobs are handed back to the queue, to resume elsewhere.
+  const batch = gateway.resolve(batchInferenceRunnerToken);
+  const detachBatch = batch.attach(proxy);
+  app.addHook('preClose', (done) => {
+    detachBatch();
+    batch.handOver();
+    done();
+  });
 
   const serve = (parse: (body: unknown) => InferenceRequest) => async (request: FastifyRequest, reply: FastifyReply) => {
     await proxy.handle(auth.principalOf(request), parse(request.body), request, reply);

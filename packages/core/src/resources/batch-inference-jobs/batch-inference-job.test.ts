@@ -1,16 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { batchInferenceJobServiceOver } from './batch-inference-job-fixtures.js';
 import { MemoryStorage } from '../../testing/index.js';
 import { Code } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
-import { systemClock } from '../../ports/clock.js';
-import { randomIdGenerator } from '../../ports/id-generator.js';
 import type { JsonObject } from '../../ports/json.js';
-import { ResourceEnvironment } from '../common/resource-environment.js';
-import { GatewaySecrets } from '../common/secrets.js';
 import { canTransition } from '../common/state-machine.js';
 import { batchInferenceJobStateValues } from './batch-inference-job-schema.js';
 import { batchInferenceJobStateMachine, batchInferenceJobTerminalStates } from './batch-inference-job-state-machine.js';
-import { BatchInferenceJobService } from './batch-inference-job-service.js';
+import type { BatchInferenceJobService } from './batch-inference-job-service.js';
 
 const ctx: RequestContext = {
   requestId: 'r1',
@@ -31,10 +28,7 @@ async function seed(name: string, data: JsonObject = {}): Promise<void> {
 
 beforeEach(async () => {
   storage = new MemoryStorage();
-  const env = new ResourceEnvironment(storage, systemClock, randomIdGenerator);
-  const secrets = new GatewaySecrets('test-secret');
-  await secrets.load(ctx, storage.kv);
-  jobs = new BatchInferenceJobService(env, secrets);
+  jobs = await batchInferenceJobServiceOver(storage, ctx);
   await seed('accounts/acme/models/base', { kind: 'HUB_BASE_MODEL', baseModelDetails: { defaultPrecision: 'FP8' } });
   await seed('accounts/acme/models/addon', { kind: 'HUB_PEFT_ADDON', peftDetails: { baseModel: 'accounts/acme/models/base', r: 8, targetModules: ['q'] } });
   await seed('accounts/acme/models/orphan', { kind: 'HUB_PEFT_ADDON', peftDetails: { baseModel: 'accounts/acme/models/gone', r: 8, targetModules: ['q'] } });

@@ -1,0 +1,437 @@
+/**
+ * Batch inference jobs run on the durable queue: creating a job stores it with a run record and one
+ * queue job in a transaction; whichever gateway instance's workers claim the queue job move it through
+ * VALIDATING → PENDING → RUNNING → WRITING_RESULTS → COMPLETED. Rows run in chunks; a chunk's files are
+ * written first, then its progress and its place in the run record commit together (compare-and-set on
+ * the number of committed chunks), so a worker that dies or loses its lease leaves at most an
+ * uncommitted chunk, which the next attempt runs again.
+ */
+import type { JsonObject } from '../contracts/json.js';
+import type { RequestContext } from '../contracts/request-context.js';
+import { Code, GatewayError, isGatewayError } from '../errors/index.js';
+import { servingDirectoryToken } from '../kernel/tokens.js';
+import type { ModelTarget, ServingDirectory } from '../ports/serving-directory.js';
+import type { ClaimedJob, Storage } from '../ports/storage.js';
+import type { BatchInferenceJob, BatchInferenceJobState } from '../resources/batch-inference-jobs/batch-inference-job-schema.js';
+import type { Dataset } from '../resources/datasets/dataset-schema.js';
+import type { ChatCompletionOutcome, ChatModelClient } from '../responses/model-client.js';
+import type { BackoffOptions } from '../workers/backoff.js';
+import { defineQueueHandler, type AtLeastOnceQueueHandler, type QueueJobContext } from '../workers/queue-handler.js';
+import { datasetBlobKey, defaultOutputPartBytes, prepareOutputDataset, removeChunkFiles, writeOutput } from './batch-output.js';
+import { RowStoppedError, runPipeline } from './batch-pipeline.js';
+import { jobDefaults, jsonlLines, parseBatchRow, type BatchInferenceParameters } from './batch-rows.js';
+import {
+  addCounts, batchInferenceQueue, chunkBlobKey, committedChunks, emptyCounts, withChunk, readJob, readRun, runRecordName, transitionJob, updateJobIn,
+  type BatchRunRecord, type ChunkCounts,
+} from '../resources/batch-inference-jobs/batch-inference-job-runs.js';
+
+export interface BatchInferenceOptions {
+  /** Rows sent to the model at once. Default: 4 per replica the deployment may run (its max, else current, replica count), at most 64. */
+  readonly concurrency?: number;
+  /** Rows after which a chunk is committed. Default: 4 × the concurrency, at least 16. */
+  readonly chunkSize?: number;
+  /** Longest wait between chunk commits while rows are answered (progress moves at least this often). Default 500 ms. */
+  readonly commitIntervalMs?: number;
+  /** Retries of a row after a transient upstream error (429, 5xx, no replica, timeout). Default 3. */
+  readonly rowRetries?: number;
+  /** First retry delay of a row, doubled per retry. Default 250 ms. */
+  readonly rowRetryBaseMs?: number;
+  /** How often a running job re-reads its record to notice a cancel or delete. Default 500 ms. */
+  readonly cancelPollMs?: number;
+  /** Largest output file in bytes before results are split. Default 8 MiB. */
+  readonly outputPartBytes?: number;
+  /** Lease of the queue job (renewed while it runs). Default 30 s. */
+  readonly leaseMs?: number;
+  readonly backoff?: BackoffOptions;
+}
+
+/** States from which the worker still has work on a job (with the ones it resumes from after a crash). */
+const workingStates: readonly BatchInferenceJobState[] = [
+  'JOB_STATE_CREATING', 'JOB_STATE_VALIDATING', 'JOB_STATE_PENDING', 'JOB_STATE_RUNNING', 'JOB_STATE_RE_QUEUEING', 'JOB_STATE_WRITING_RESULTS',
+];
+
+/** Upstream statuses retried with backoff. */
+const transientStatuses: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+const transientCodes: ReadonlySet<Code> = new Set([Code.UNAVAILABLE, Code.DEADLINE_EXCEEDED, Code.RESOURCE_EXHAUSTED]);
+
+class StoppedError extends Error {}
+
+const handOverReason = 'batch-hand-over';
+
+/** The outcome of one row: a line for the results or the error file, and its token counts. */
+interface RowOutcome {
+  readonly ok: boolean;
+  readonly line: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedInputTokens: number;
+}
+
+/**
+ * Runs batch inference jobs. Core contributes its queue handler; the component that reaches models (the
+ * HTTP transport's inference proxy) attaches itself as the client, as for background responses: core
+ * owns no HTTP client to replicas. A job claimed while no client is attached fails its attempt (retried
+ * with backoff, when an instance serving inference may take it).
+ */
+export class BatchInferenceRunner {
+  private readonly clients: ChatModelClient[] = [];
+  /** Stop signals of the jobs this instance runs now (aborted by {@link handOver}). */
+  private readonly running = new Set<AbortController>();
+  readonly handler: AtLeastOnceQueueHandler;
+
+  constructor(private readonly options: BatchInferenceOptions = {}) {
+    this.handler = defineQueueHandler({
+      queue: batchInferenceQueue,
+      ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+      ...(options.backoff !== undefined ? { backoff: options.backoff } : {}),
+      handle: (ctx, job) => this.handle(ctx, job),
+    });
+  }
+
+  /** Makes `client` send this instance's batch rows (the first attached is used). Returns the detach. */
+  attach(client: ChatModelClient): () => void {
+    this.clients.push(client);
+    return () => {
+      const index = this.clients.indexOf(client);
+      if (index >= 0) this.clients.splice(index, 1);
+    };
+  }
+
+  /**
+   * Stops the jobs this instance runs without finishing them (the server is closing): their uncommitted
+   * chunk is dropped and the attempt fails, so another instance (or this one restarted) resumes them.
+   */
+  handOver(): void {
+    for (const stop of this.running) stop.abort(handOverReason);
+  }
+
+  private async handle(ctx: QueueJobContext, queued: ClaimedJob): Promise<void> {
+    const payload = queued.payload;
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof payload.name !== 'string') return;
+    const name = payload.name;
+    try {
+      await this.advance(ctx, queued, name);
+    } catch (error) {
+      if (error instanceof StoppedError) return;
+      if (queued.attempt >= queued.maxAttempts && !ctx.signal.aborted) {
+        await this.fail(ctx, name, Code.INTERNAL, `the job could not be run: ${error instanceof Error ? error.message : String(error)}`).catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  private now(): string {
+    return new Date().toISOString();
+  }
+
+  private async fail(ctx: QueueJobContext, name: string, code: Code, message: string): Promise<void> {
+    await transitionJob(ctx, ctx.storage, name, {
+      from: workingStates, to: 'JOB_STATE_FAILED', change: (job) => {
+        job.status = { code, message };
+      },
+    });
+  }
+
+  /** Moves the job on from wherever it stands (a retried attempt resumes from the stored state). */
+  private async advance(ctx: QueueJobContext, queued: ClaimedJob, name: string): Promise<void> {
+    const storage = ctx.storage;
+    let job = await readJob(ctx, storage.resources, name);
+    if (!job) return this.forget(ctx, name);
+    if (job.state === 'JOB_STATE_CREATING') job = await transitionJob(ctx, storage, name, { from: ['JOB_STATE_CREATING'], to: 'JOB_STATE_VALIDATING' });
+    if (job?.state === 'JOB_STATE_VALIDATING') job = await this.validate(ctx, job);
+    if (job?.state === 'JOB_STATE_PENDING' || job?.state === 'JOB_STATE_RE_QUEUEING') {
+      if (this.clients.length === 0) throw new GatewayError(Code.UNAVAILABLE, 'this gateway instance serves no inference to run batch jobs', { reason: 'NO_RUNNER' });
+      job = await transitionJob(ctx, storage, name, { from: ['JOB_STATE_PENDING', 'JOB_STATE_RE_QUEUEING'], to: 'JOB_STATE_RUNNING' });
+    }
+    if (job?.state === 'JOB_STATE_RUNNING') job = await this.run(ctx, queued, job);
+    if (!job) return this.forget(ctx, name);
+    if (job.state === 'JOB_STATE_WRITING_RESULTS' || job.state === 'JOB_STATE_CANCELLED') {
+      await this.finish(ctx, job);
+    }
+  }
+
+  /** The job is gone (deleted): its run record and chunk files go too. */
+  private async forget(ctx: QueueJobContext, name: string): Promise<void> {
+    await ctx.storage.resources.delete(ctx, runRecordName(name)).catch(() => undefined);
+    await removeChunkFiles(ctx, ctx.storage, name);
+  }
+
+  /** VALIDATING: the input dataset is READY, the model can serve, the output dataset is usable; counts the input rows. */
+  private async validate(ctx: QueueJobContext, job: BatchInferenceJob): Promise<BatchInferenceJob | undefined> {
+    const name = job.name ?? '';
+    const failWith = async (code: Code, message: string) => {
+      await this.fail(ctx, name, code, message);
+      return readJob(ctx, ctx.storage.resources, name);
+    };
+    const input = job.inputDatasetId ?? '';
+    const dataset = (await ctx.storage.resources.get(ctx, input))?.data as Dataset | undefined;
+    if (!dataset) return failWith(Code.NOT_FOUND, `input dataset ${input} does not exist`);
+    if (dataset.state !== 'READY') return failWith(Code.FAILED_PRECONDITION, `input dataset ${input} is ${dataset.state ?? 'STATE_UNSPECIFIED'}; it must be READY`);
+    try {
+      jobDefaults(job.inferenceParameters as BatchInferenceParameters | undefined);
+    } catch (error) {
+      return failWith(Code.INVALID_ARGUMENT, (error as Error).message);
+    }
+    const run = await readRun(ctx, ctx.storage.resources, name);
+    if (!run) return failWith(Code.INTERNAL, 'the job has no run record');
+    try {
+      await this.directory(ctx).resolve(this.rowContext(ctx, run), job.model ?? '');
+    } catch (error) {
+      if (isGatewayError(error) && !transientCodes.has(error.code)) return failWith(error.code, `model ${job.model ?? ''} cannot serve: ${error.message}`);
+      throw error;
+    }
+    const { accountId, id } = parseJobName(name);
+    const output = job.outputDatasetId !== undefined && job.outputDatasetId !== '' ? job.outputDatasetId : `accounts/${accountId}/datasets/${id}-output`;
+    const refused = await prepareOutputDataset(ctx, ctx.storage, output, name, this.now());
+    if (refused !== undefined) return failWith(Code.FAILED_PRECONDITION, refused);
+    let total = 0;
+    for await (const line of inputLines(ctx, ctx.storage, input)) if (line !== undefined) total += 1;
+    return transitionJob(ctx, ctx.storage, name, {
+      from: ['JOB_STATE_VALIDATING'], to: 'JOB_STATE_PENDING', change: (next) => {
+        next.outputDatasetId = output;
+        next.jobProgress = addCounts({ ...next.jobProgress, totalInputRequests: total }, emptyCounts());
+      },
+    });
+  }
+
+  private directory(ctx: QueueJobContext): ServingDirectory {
+    return ctx.resolver.resolve(servingDirectoryToken);
+  }
+
+  private rowContext(ctx: QueueJobContext, run: BatchRunRecord, signal?: AbortSignal): RequestContext {
+    return { requestId: ctx.requestId, principal: run.principal, ...(signal ? { signal } : {}) };
+  }
+
+  /** RUNNING: chunks from the first uncommitted one, until the input ends or the job stops. */
+  private async run(ctx: QueueJobContext, queued: ClaimedJob, job: BatchInferenceJob): Promise<BatchInferenceJob | undefined> {
+    const name = job.name ?? '';
+    const client = this.clients[0];
+    if (!client) throw new GatewayError(Code.UNAVAILABLE, 'this gateway instance serves no inference to run batch jobs', { reason: 'NO_RUNNER' });
+    const run = await readRun(ctx, ctx.storage.resources, name);
+    if (!run) throw new Error(`${name} has no run record`);
+    const stop = new AbortController();
+    this.running.add(stop);
+    const onAbort = () => stop.abort();
+    ctx.signal.addEventListener('abort', onAbort);
+    const poll = setInterval(() => {
+      void readJob(ctx, ctx.storage.resources, name).then((current) => {
+        if (current?.state !== 'JOB_STATE_RUNNING') stop.abort();
+      }, () => undefined);
+    }, this.options.cancelPollMs ?? 500);
+    try {
+      const rowCtx = this.rowContext(ctx, run, stop.signal);
+      let target: ModelTarget;
+      try {
+        target = await this.directory(ctx).resolve(rowCtx, job.model ?? '');
+      } catch (error) {
+        if (isGatewayError(error) && !transientCodes.has(error.code)) {
+          await this.fail(ctx, name, error.code, `model ${job.model ?? ''} cannot serve: ${error.message}`);
+          return readJob(ctx, ctx.storage.resources, name);
+        }
+        throw error;
+      }
+      const concurrency = this.options.concurrency ?? (await this.defaultConcurrency(ctx, target));
+      const defaults = jobDefaults(job.inferenceParameters as BatchInferenceParameters | undefined);
+      const lines = inputLines(ctx, ctx.storage, job.inputDatasetId ?? '');
+      // Skip the committed rows without parsing them.
+      for (let skipped = 0; skipped < run.rows; skipped += 1) if ((await lines.next()).done) break;
+      // Each row re-reads the job's state before it is sent: none starts once a cancel or delete is stored.
+      const stillRunning = async (): Promise<boolean> => {
+        if (!stop.signal.aborted && (await readJob(ctx, ctx.storage.resources, name))?.state !== 'JOB_STATE_RUNNING') stop.abort();
+        return !stop.signal.aborted;
+      };
+      let state: BatchInferenceJobState | undefined = 'JOB_STATE_RUNNING';
+      const pipeline = runPipeline<RowOutcome>({
+        lines, skip: run.rows, concurrency, stop: stop.signal,
+        chunkSize: this.options.chunkSize ?? Math.max(16, concurrency * 4),
+        commitIntervalMs: this.options.commitIntervalMs ?? 500,
+        // A cancel keeps the rows answered before it; a lost lease or a hand-over commits nothing more.
+        commitAfterStop: () => !ctx.signal.aborted && stop.signal.reason !== handOverReason,
+        runRow: (row) => this.runRow(rowCtx, client, target, defaults, name, row.number, row.line, stillRunning),
+        commit: async (outcomes) => {
+          state = await this.commitChunk(ctx, queued, name, run, outcomes);
+          return state === 'JOB_STATE_RUNNING';
+        },
+      });
+      try {
+        await pipeline;
+      } catch (error) {
+        // The job or its run record was deleted under the commit: the job is gone, not failed.
+        if (error instanceof StoppedError) return this.stopped(ctx, name, stop.signal);
+        throw error;
+      }
+      if (stop.signal.aborted || state !== 'JOB_STATE_RUNNING') return this.stopped(ctx, name, stop.signal);
+      return transitionJob(ctx, ctx.storage, name, { from: ['JOB_STATE_RUNNING'], to: 'JOB_STATE_WRITING_RESULTS' });
+    } finally {
+      this.running.delete(stop);
+      clearInterval(poll);
+      ctx.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The job stopped running under this worker: cancelled or deleted (go on finishing), or the lease lost (stop). */
+  private async stopped(ctx: QueueJobContext, name: string, stop: AbortSignal): Promise<BatchInferenceJob | undefined> {
+    if (ctx.signal.aborted) throw new GatewayError(Code.ABORTED, 'the worker lost the batch job', { reason: 'STALE_ATTEMPT' });
+    if (stop.reason === handOverReason) throw new GatewayError(Code.UNAVAILABLE, 'the gateway instance closed; the job resumes elsewhere', { reason: 'HANDED_OVER' });
+    return readJob(ctx, ctx.storage.resources, name);
+  }
+
+  private async defaultConcurrency(ctx: QueueJobContext, target: ModelTarget): Promise<number> {
+    const deployment = (await ctx.storage.resources.get(ctx, target.deployment))?.data;
+    const max = Number(deployment?.maxReplicaCount ?? 0);
+    const current = Number(deployment?.replicaCount ?? 0);
+    const replicas = Math.max(1, Number.isFinite(max) && max > 0 ? max : Number.isFinite(current) ? current : 1);
+    return Math.min(64, replicas * 4);
+  }
+
+  /** One row: parsed, sent (transient errors retried with backoff), answered as a result or an error line. */
+  private async runRow(
+    ctx: RequestContext, client: ChatModelClient, target: ModelTarget, defaults: JsonObject, jobName: string, rowNumber: number, line: string,
+    stillRunning: () => Promise<boolean>,
+  ): Promise<RowOutcome> {
+    const row = parseBatchRow(line, rowNumber, defaults);
+    const failed = (customId: string | undefined, code: string, message: string, status?: number): RowOutcome => ({
+      ok: false,
+      line: JSON.stringify({ custom_id: customId ?? null, row: rowNumber, ...(status !== undefined ? { status_code: status } : {}), error: { code, message } }),
+      inputTokens: 0, outputTokens: 0, cachedInputTokens: 0,
+    });
+    if (!row.ok) return failed(row.customId, 'invalid_row', row.reason);
+    const retries = this.options.rowRetries ?? 3;
+    const base = this.options.rowRetryBaseMs ?? 250;
+    for (let attempt = 0; ; attempt += 1) {
+      // No row (or retry) is sent once the job stopped: a cancel stops new requests at once.
+      if (!(await stillRunning())) throw new RowStoppedError('stopped');
+      let outcome: ChatCompletionOutcome;
+      try {
+        outcome = await client.complete(ctx, { target, body: row.body });
+      } catch (error) {
+        const transient = isGatewayError(error) && transientCodes.has(error.code);
+        if (ctx.signal?.aborted) throw new RowStoppedError('stopped');
+        if (transient && attempt < retries) {
+          await sleep(base * 2 ** attempt, ctx.signal);
+          continue;
+        }
+        const code = isGatewayError(error) ? error.code.toLowerCase() : 'internal';
+        return failed(row.customId, code, error instanceof Error ? error.message : String(error));
+      }
+      if (!outcome.ok) {
+        if (transientStatuses.has(outcome.status) && attempt < retries) {
+          await sleep(base * 2 ** attempt, ctx.signal);
+          continue;
+        }
+        return failed(row.customId, outcome.error.code ?? outcome.error.type, outcome.error.message, outcome.status);
+      }
+      const usage = outcome.completion.usage as JsonObject | undefined;
+      const details = usage?.prompt_tokens_details as JsonObject | undefined;
+      return {
+        ok: true,
+        line: JSON.stringify({ id: `${jobName.split('/').pop() ?? ''}-${rowNumber}`, custom_id: row.customId, response: { status_code: 200, body: outcome.completion }, error: null }),
+        inputTokens: numberOf(usage?.prompt_tokens),
+        outputTokens: numberOf(usage?.completion_tokens),
+        cachedInputTokens: numberOf(details?.cached_tokens),
+      };
+    }
+  }
+
+  /**
+   * Writes a chunk's files (named by this attempt), then commits its counts and its place in the run
+   * record together: only when the run record still has the chunks this worker read (another attempt
+   * did not commit it meanwhile) and the job is RUNNING or was cancelled since (rows already answered
+   * are kept). Answers the job's state after the commit.
+   */
+  private async commitChunk(ctx: QueueJobContext, queued: ClaimedJob, name: string, run: BatchRunRecord, outcomes: readonly RowOutcome[]): Promise<BatchInferenceJobState | undefined> {
+    const chunk = committedChunks(run);
+    const counts: ChunkCounts = emptyCounts();
+    const results: string[] = [];
+    const errors: string[] = [];
+    for (const outcome of outcomes) {
+      counts.processed += 1;
+      if (outcome.ok) {
+        counts.succeeded += 1;
+        counts.outputRows += 1;
+        results.push(outcome.line);
+      } else {
+        counts.failed += 1;
+        errors.push(outcome.line);
+      }
+      counts.inputTokens += outcome.inputTokens;
+      counts.outputTokens += outcome.outputTokens;
+      counts.cachedInputTokens += outcome.cachedInputTokens;
+    }
+    const body = (lines: string[]) => Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
+    await ctx.storage.blobs.put(ctx, chunkBlobKey(name, chunk, queued.attempt, 'results'), body(results), 'application/jsonl');
+    await ctx.storage.blobs.put(ctx, chunkBlobKey(name, chunk, queued.attempt, 'errors'), body(errors), 'application/jsonl');
+    return ctx.storage.transaction(ctx, async (tx) => {
+      const storedRun = await tx.resources.getForUpdate(ctx, run.name);
+      if (!storedRun) throw new StoppedError('run record gone');
+      const current = storedRun.data as unknown as BatchRunRecord;
+      if (committedChunks(current) !== chunk) throw new GatewayError(Code.ABORTED, `chunk ${chunk} of ${name} was committed by another attempt`, { reason: 'STALE_ATTEMPT' });
+      const stored = await tx.resources.getForUpdate(ctx, name);
+      if (!stored) throw new StoppedError('job gone');
+      const data = stored.data as BatchInferenceJob;
+      const state = data.state;
+      if (state !== 'JOB_STATE_RUNNING' && state !== 'JOB_STATE_CANCELLED') return state;
+      await tx.resources.update(ctx, name, { ...data, jobProgress: addCounts(data.jobProgress, counts), updateTime: this.now() } as JsonObject, stored.etag);
+      const next = withChunk(current, queued.attempt, outcomes.length);
+      run.rows = next.rows;
+      run.attempts = next.attempts;
+      await tx.resources.update(ctx, run.name, { ...storedRun.data, rows: next.rows, attempts: next.attempts }, storedRun.etag);
+      return state;
+    });
+  }
+
+  /** WRITING_RESULTS (→ COMPLETED) or CANCELLED: the committed chunks go to the output dataset, once. */
+  private async finish(ctx: QueueJobContext, job: BatchInferenceJob): Promise<void> {
+    const name = job.name ?? '';
+    const run = await readRun(ctx, ctx.storage.resources, name);
+    const output = job.outputDatasetId ?? '';
+    if (run && output !== '' && (await ctx.storage.resources.get(ctx, output))) {
+      await writeOutput(ctx, ctx.storage, name, run, output, this.now(), this.options.outputPartBytes ?? defaultOutputPartBytes);
+    }
+    await ctx.commit(async (tx) => {
+      await updateJobIn(ctx, tx, name, {
+        from: ['JOB_STATE_WRITING_RESULTS'], to: 'JOB_STATE_COMPLETED', change: (next) => {
+          delete next.status;
+        },
+      });
+    });
+    if (!(await readJob(ctx, ctx.storage.resources, name))) await ctx.storage.resources.delete(ctx, runRecordName(name)).catch(() => undefined);
+    await removeChunkFiles(ctx, ctx.storage, name);
+  }
+}
+
+function numberOf(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+function parseJobName(name: string): { accountId: string; id: string } {
+  const parts = name.split('/');
+  return { accountId: parts[1] ?? '', id: parts[3] ?? '' };
+}
+
+/**
+ * The input dataset's rows, one JSONL line at a time, over its `.jsonl` files in name order. Each file is
+ * read from the blob store whole (the blob port has no ranged read) but split lazily, a line at a time.
+ */
+export async function* inputLines(ctx: RequestContext, storage: Storage, dataset: string): AsyncGenerator<string> {
+  const prefix = datasetBlobKey(dataset, '');
+  const keys = (await storage.blobs.list(ctx, prefix)).filter((k) => k.endsWith('.jsonl')).sort();
+  for (const key of keys) {
+    const blob = await storage.blobs.get(ctx, key);
+    if (!blob) continue;
+    yield* jsonlLines(Buffer.from(blob.bytes.buffer, blob.bytes.byteOffset, blob.bytes.byteLength).toString('utf8'));
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

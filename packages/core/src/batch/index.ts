@@ -1,0 +1,3 @@
+export { BatchInferenceRunner, type BatchInferenceOptions } from './batch-runner.js';
+export { parseBatchRow, jobDefaults, type BatchInferenceParameters, type BatchRow } from './batch-rows.js';
+export { batchInferenceRunnerToken } from './tokens.js';
