@@ -1,6 +1,9 @@
 import type { BlobObject, BlobStore, RequestContext } from '@berth/core';
 import { iso, run, text, type ExecutorSource, type Tables } from './pg-support.js';
 
+/** Bytes gathered before one write of {@link PgBlobStore.putStream}. */
+const streamSliceBytes = 4 * 1024 * 1024;
+
 export class PgBlobStore implements BlobStore {
   constructor(
     private readonly t: Tables,
@@ -14,6 +17,33 @@ export class PgBlobStore implements BlobStore {
        ON CONFLICT (key) DO UPDATE SET bytes = excluded.bytes, content_type = excluded.content_type, size = excluded.size, create_time = clock_timestamp()`,
       [key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType, bytes.byteLength],
     );
+  }
+
+  /**
+   * Writes the object in slices of about {@link streamSliceBytes}: the first replaces any older object,
+   * each next one is appended server-side (`bytes || $2`), so the gateway holds one slice at a time.
+   */
+  async putStream(_ctx: RequestContext, key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<number> {
+    let size = 0;
+    let first = true;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const flush = async () => {
+      const slice = Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      if (first) await this.put(_ctx, key, slice, contentType);
+      else await run(this.db(), `UPDATE ${this.t.blobs} SET bytes = bytes || $2, size = size + $3 WHERE key = $1`, [key, slice, slice.byteLength]);
+      first = false;
+      size += slice.byteLength;
+    };
+    for await (const chunk of chunks) {
+      pending.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      pendingBytes += chunk.byteLength;
+      if (pendingBytes >= streamSliceBytes) await flush();
+    }
+    if (first || pendingBytes > 0) await flush();
+    return size;
   }
 
   async get(_ctx: RequestContext, key: string): Promise<BlobObject | undefined> {

@@ -9,6 +9,7 @@ import type { RouteSpec } from './route-spec.js';
 import { fastifyParams, routeRequestOf, sendAnswer } from './http-request.js';
 import { bearerAuthentication } from './authentication.js';
 import { defaultJsonBodyLimits, parseJsonBody, type JsonBodyLimits } from './json-body.js';
+import { BusboyFileBody } from './multipart-file-body.js';
 import { registerSignedUrlRoutes } from './signed-url-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { renderDocsPage } from './openapi/docs-page.js';
@@ -111,9 +112,25 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
       done(error as Error, undefined);
     }
   });
+  /** The media type a route takes, for the refusal of any other. */
+  const expectedMediaType = (request: FastifyRequest) =>
+    (request as unknown as RequestWithRoute)[resolvedRouteKey]?.spec?.multipartFile ? 'multipart/form-data' : 'application/json';
+  // A route taking a file (`multipartFile`) gets its multipart body unread, parsed as the handler streams it.
+  app.addContentTypeParser('multipart/form-data', (request, payload, done) => {
+    const spec = (request as unknown as RequestWithRoute)[resolvedRouteKey]?.spec;
+    if (!spec?.multipartFile) {
+      done(invalidArgument('Content-Type must be application/json', { reason: 'UNSUPPORTED_MEDIA_TYPE' }), undefined);
+      return;
+    }
+    try {
+      done(null, new BusboyFileBody(request.headers, payload, spec.multipartFile));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
   // Any other media type is refused with 400 INVALID_ARGUMENT (signed-URL routes accept bytes in their own context).
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, _body, done) => {
-    done(invalidArgument('Content-Type must be application/json', { reason: 'UNSUPPORTED_MEDIA_TYPE' }), undefined);
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (request, _body, done) => {
+    done(invalidArgument(`Content-Type must be ${expectedMediaType(request)}`, { reason: 'UNSUPPORTED_MEDIA_TYPE' }), undefined);
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -154,9 +171,19 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
     };
     /** Runs the operation; answers, or hands any failure to the error handler. */
     const serve = (request: FastifyRequest, reply: FastifyReply, spec: RouteSpec, params: Record<string, string>, principal: Principal): void => {
+      // A multipart body the handler left partly unread is read to its end, so the connection stays usable.
+      const settled = () => {
+        if (request.body instanceof BusboyFileBody) request.body.discard();
+      };
       spec.handle(routeRequestOf(spec, request, reply, params, principal, prefix)).then(
-        (result) => sendAnswer(reply, request.id, result),
-        (error: unknown) => fail(reply, error),
+        (result) => {
+          settled();
+          sendAnswer(reply, request.id, result);
+        },
+        (error: unknown) => {
+          settled();
+          fail(reply, error);
+        },
       );
     };
     // Answers are serialized with JSON.stringify (Fastify's default without a response schema): on these

@@ -33,6 +33,7 @@ export function buildPostgresGateway(settings: PostgresGatewaySettings, options:
       allowLoopbackUrls: settings.allowLoopbackUrls,
       allowPrivateUrls: settings.allowPrivateUrls,
       ...settings.images,
+      maxDatasetFileBytes: settings.maxDatasetFileBytes,
     },
     logger: options.logger ?? consoleLogger(settings.logLevel),
   });

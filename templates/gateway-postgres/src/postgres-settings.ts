@@ -25,6 +25,8 @@ export interface PostgresGatewaySettings {
   readonly allowPrivateUrls: boolean;
   /** Image generation: system account, model ids, safety terms (`BERTH_SYSTEM_ACCOUNT_ID`, `BERTH_IMAGE_*`). */
   readonly images: ImageSettings;
+  /** Largest dataset file accepted (`BERTH_MAX_DATASET_FILE_BYTES`, default 256 MiB). */
+  readonly maxDatasetFileBytes: number;
 }
 
 /** Thrown when the environment cannot configure a PostgreSQL gateway; the message says what to set. */
@@ -93,6 +95,7 @@ export function readPostgresSettings(env: NodeJS.ProcessEnv = process.env): Post
     allowLoopbackUrls: booleanSetting(env, 'BERTH_ALLOW_LOOPBACK_URLS'),
     allowPrivateUrls: booleanSetting(env, 'BERTH_ALLOW_PRIVATE_URLS'),
     images: imageSettings(env),
+    maxDatasetFileBytes: positiveInteger(env, 'BERTH_MAX_DATASET_FILE_BYTES', 256 * 1024 * 1024, Number.MAX_SAFE_INTEGER),
   };
 }
 

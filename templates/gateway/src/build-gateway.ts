@@ -27,6 +27,7 @@ export function buildGateway(settings: TemplateSettings, storage: GatewayPlugin 
       allowLoopbackUrls: settings.allowLoopbackUrls,
       allowPrivateUrls: settings.allowPrivateUrls,
       ...settings.images,
+      maxDatasetFileBytes: settings.maxDatasetFileBytes,
     },
     logger: consoleLogger(settings.logLevel),
   });

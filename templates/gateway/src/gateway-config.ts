@@ -18,6 +18,16 @@ export interface TemplateSettings {
    * `BERTH_IMAGE_SENSITIVE_TERMS`).
    */
   readonly images: ImageSettings;
+  /** Largest dataset file accepted (`BERTH_MAX_DATASET_FILE_BYTES`, default 256 MiB). */
+  readonly maxDatasetFileBytes: number;
+}
+
+/** A positive number of bytes; unset or empty is `fallback`. */
+function byteCountSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name] ?? '';
+  if (raw === '') return fallback;
+  if (!/^[0-9]{1,15}$/.test(raw) || Number(raw) < 1) throw new Error(`${name} "${raw}" must be a positive number of bytes`);
+  return Number(raw);
 }
 
 /** `true` or `false` (any case); unset or empty is false. */
@@ -43,5 +53,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): TemplateSett
     allowLoopbackUrls: booleanSetting(env, 'BERTH_ALLOW_LOOPBACK_URLS'),
     allowPrivateUrls: booleanSetting(env, 'BERTH_ALLOW_PRIVATE_URLS'),
     images: readImageSettings(env),
+    maxDatasetFileBytes: byteCountSetting(env, 'BERTH_MAX_DATASET_FILE_BYTES', 256 * 1024 * 1024),
   };
 }

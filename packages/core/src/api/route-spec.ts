@@ -56,9 +56,46 @@ export interface RouteSpec {
    * OpenAPI document.
    */
   readonly signedUrl?: { readonly maxBodyBytes: number };
+  /**
+   * Set on a route that takes one file as `multipart/form-data` (the dataset `:upload`): the body is not
+   * buffered; `request.body` is a {@link MultipartFileBody} whose file part streams its bytes. Any other
+   * media type is refused with 400, a file over `maxFileBytes` with 413.
+   */
+  readonly multipartFile?: MultipartFileSpec;
   /** Media types the route may answer as bytes ({@link BinaryAnswer}) besides JSON, for the OpenAPI document. */
   readonly binaryMediaTypes?: readonly string[];
   handle(request: RouteRequest): Promise<unknown>;
+}
+
+/** The one file part a {@link RouteSpec.multipartFile} route takes. */
+export interface MultipartFileSpec {
+  /** Name of the form field holding the file (`file`). */
+  readonly field: string;
+  /** Largest file accepted, in bytes; larger answers 413 (INVALID_ARGUMENT, reason `BODY_TOO_LARGE`). */
+  readonly maxFileBytes: number;
+}
+
+/** A file part of a multipart body, streamed as it arrives. */
+export interface StreamedFile {
+  /** The part's file name as the client sent it (may be empty). */
+  readonly filename: string;
+  readonly contentType: string;
+  /** The bytes; the iteration fails with INVALID_ARGUMENT (reason `BODY_TOO_LARGE`) past `maxFileBytes`. */
+  readonly chunks: AsyncIterable<Uint8Array>;
+}
+
+/** The body of a {@link RouteSpec.multipartFile} route, read as the handler consumes it. */
+export interface MultipartFileBody {
+  /** The file part in the route's field; INVALID_ARGUMENT when the body holds no file or one in another field. */
+  file(): Promise<StreamedFile>;
+  /** Resolves once the rest of the body is read; INVALID_ARGUMENT when it held a second file. Call after the file's chunks. */
+  end(): Promise<void>;
+}
+
+/** True for the body the transport hands a {@link RouteSpec.multipartFile} route for a multipart request. */
+export function isMultipartFileBody(body: unknown): body is MultipartFileBody {
+  const candidate = body as Partial<MultipartFileBody> | null | undefined;
+  return typeof candidate?.file === 'function' && typeof candidate.end === 'function';
 }
 
 /**

@@ -59,6 +59,11 @@ export interface GatewayConfig {
    * get_result answers `Task not found` and the sample URL 400. Default 24 hours.
    */
   readonly imageRetentionMs: number;
+  /**
+   * Largest dataset file accepted, in bytes, by `:upload` (multipart, answered 413 past it) and by the
+   * signed-URL flow (`$BERTH_MAX_DATASET_FILE_BYTES`, default 256 MiB).
+   */
+  readonly maxDatasetFileBytes: number;
 }
 
 export const defaultGatewayConfig: GatewayConfig = {
@@ -71,4 +76,5 @@ export const defaultGatewayConfig: GatewayConfig = {
   imageBlockedTerms: [],
   imageSensitiveTerms: [],
   imageRetentionMs: 24 * 60 * 60 * 1000,
+  maxDatasetFileBytes: 256 * 1024 * 1024,
 };

@@ -60,6 +60,12 @@ export interface BlobObject {
 /** Binary objects: dataset files, generated images. Keys are `/`-separated paths. */
 export interface BlobStore {
   put(ctx: RequestContext, key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /**
+   * Stores the bytes as `chunks` yields them, never holding the whole object in the caller's memory
+   * beyond what the store itself keeps, and answers the size stored. When the iteration or a write
+   * fails, `key` may hold a partial object: the caller deletes it.
+   */
+  putStream(ctx: RequestContext, key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<number>;
   get(ctx: RequestContext, key: string): Promise<BlobObject | undefined>;
   delete(ctx: RequestContext, key: string): Promise<boolean>;
   /** Keys under a prefix, sorted. */

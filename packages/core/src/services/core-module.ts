@@ -66,7 +66,10 @@ export function coreModule(): GatewayPlugin {
 
       const env = [resourceEnvironmentToken, gatewaySecretsToken] as const;
       registerResourceModules(binder, coreResourceModules);
-      binder.bind({ token: datasetFileServiceToken, deps: [...env, datasetServiceToken], factory: (e, s, d) => new DatasetFileService(e, s, d) });
+      binder.bind({
+        token: datasetFileServiceToken, deps: [...env, datasetServiceToken, configToken],
+        factory: (e, s, d, config) => new DatasetFileService(e, s, d, { maxFileBytes: config.maxDatasetFileBytes }),
+      });
 
       binder.contribute({
         token: deploymentDeletionGuardsToken,

@@ -11,6 +11,15 @@ export class MemoryBlobStore implements BlobStore {
     this.state.blobs.set(key, { bytes: new Uint8Array(bytes), contentType, size: bytes.byteLength, createTime: iso(this.state.now()) });
   }
 
+  /** The chunks are copied as they arrive and joined once: memory is this store's medium. */
+  async putStream(_ctx: RequestContext, key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<number> {
+    const parts: Uint8Array[] = [];
+    for await (const chunk of chunks) parts.push(new Uint8Array(chunk));
+    const bytes = joinChunks(parts);
+    this.state.blobs.set(key, { bytes, contentType, size: bytes.byteLength, createTime: iso(this.state.now()) });
+    return bytes.byteLength;
+  }
+
   async get(_ctx: RequestContext, key: string): Promise<BlobObject | undefined> {
     const blob = this.state.blobs.get(key);
     return blob === undefined ? undefined : { ...blob, bytes: new Uint8Array(blob.bytes) };
@@ -24,4 +33,14 @@ export class MemoryBlobStore implements BlobStore {
     // Default sort compares UTF-16 code units, the order the port promises.
     return [...this.state.blobs.keys()].filter((key) => key.startsWith(prefix)).sort();
   }
+}
+
+function joinChunks(parts: readonly Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(parts.reduce((total, part) => total + part.byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.byteLength;
+  }
+  return joined;
 }

@@ -17,7 +17,9 @@ export function renderDocsPage(doc: OpenAPIV3_1.Document, prefix = ''): string {
       const rows = params
         .map((p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${escapeHtml(String((p.schema as { type?: string })?.type ?? ''))}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`)
         .join('');
-      const body = op.requestBody ? `<details><summary>Request body schema</summary><pre>${escapeHtml(JSON.stringify((op.requestBody as OpenAPIV3_1.RequestBodyObject).content['application/json']?.schema, null, 2))}</pre></details>` : '';
+      // The body's first media type (application/json, or multipart/form-data for a file upload).
+      const [mediaType, content] = Object.entries((op.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content ?? {})[0] ?? [];
+      const body = mediaType ? `<details><summary>Request body schema (${escapeHtml(mediaType)})</summary><pre>${escapeHtml(JSON.stringify(content?.schema, null, 2))}</pre></details>` : '';
       const html = `<section id="${escapeHtml(op.operationId ?? '')}"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3><p>${escapeHtml(op.summary ?? '')}</p>${rows ? `<table><tr><th>Parameter</th><th>In</th><th>Type</th><th>Description</th></tr>${rows}</table>` : ''}${body}</section>`;
       const tag = op.tags?.[0] ?? 'Other';
       byTag.set(tag, [...(byTag.get(tag) ?? []), html]);

@@ -42,6 +42,14 @@ function pathParameters(path: string): OpenAPIV3_1.ParameterObject[] {
  * The OpenAPI 3.1 document of every route in the table but the signed URLs (typed with openapi-types).
  * Custom methods keep their `:verb` suffix in the path, as Google-style APIs document them.
  */
+/** The request body of a route taking one file as multipart/form-data. */
+function multipartFileBody(field: string): OpenAPIV3_1.RequestBodyObject {
+  return {
+    required: true,
+    content: { 'multipart/form-data': { schema: { type: 'object', properties: { [field]: { type: 'string', format: 'binary' } }, required: [field] } } },
+  };
+}
+
 export function buildOpenApiDocument(routes: readonly RouteSpec[]): OpenAPIV3_1.Document {
   const paths: OpenAPIV3_1.PathsObject = {};
   for (const route of routes) {
@@ -73,6 +81,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): OpenAPIV3_1.
       ...(route.requestBody
         ? { requestBody: { required: route.method !== 'DELETE', content: { 'application/json': { schema: asSchema(route.requestBody) } } } }
         : {}),
+      ...(route.multipartFile ? { requestBody: multipartFileBody(route.multipartFile.field) } : {}),
       responses: {
         '200': { description: 'OK', content: { 'application/json': { schema: asSchema(route.response) }, ...binary } },
         '400': errorResponse('Invalid argument or failed precondition'),

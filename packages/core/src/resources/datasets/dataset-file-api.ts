@@ -1,7 +1,7 @@
 import { customMethod, customMethodRoutes } from '../../api/custom-method.js';
 import { queryString } from '../../api/query.js';
 import { emptySchema } from '../../api/resource-routes.js';
-import { BinaryAnswer, type QueryParamSpec, type RouteRequest, type RouteSpec } from '../../api/route-spec.js';
+import { BinaryAnswer, isMultipartFileBody, type QueryParamSpec, type RouteRequest, type RouteSpec } from '../../api/route-spec.js';
 import { invalidArgument } from '../../errors/index.js';
 import type { JsonSchema } from '../../validation/schema-validator.js';
 import { datasetDefinition } from './dataset-definition.js';
@@ -82,7 +82,28 @@ function signedFileRoutes(files: DatasetFileService): RouteSpec[] {
   ];
 }
 
-/** Every route of the dataset file flow: the custom methods on datasets and the signed file URLs. */
+/**
+ * `:upload`: one file in the multipart/form-data field `file`, streamed to the dataset (the reference
+ * API's direct upload, what its client libraries call); answers `{filenameToSize}`.
+ */
+function directUploadRoute(files: DatasetFileService): RouteSpec {
+  return {
+    method: 'POST', path: '/v1/accounts/{account_id}/datasets/{dataset_id}:upload', tag: 'Datasets', operationId: 'uploadDatasetFiles',
+    summary: 'Upload one dataset file as multipart/form-data (field "file"), check it and mark the dataset READY',
+    permission: 'datasets.update', multipartFile: { field: 'file', maxFileBytes: files.maxFileBytes },
+    response: { type: 'object', properties: { filenameToSize: { type: 'object', additionalProperties: { type: 'string' } } } },
+    handle: async (r) => {
+      if (!isMultipartFileBody(r.body)) throw invalidArgument('Content-Type must be multipart/form-data with the file in field "file"', { reason: 'UNSUPPORTED_MEDIA_TYPE' });
+      return files.uploadFile(r.ctx, `accounts/${r.params.account_id}/datasets/${r.params.dataset_id}`, r.body);
+    },
+  };
+}
+
+/** Every route of the dataset file flow: the custom methods on datasets, `:upload` and the signed file URLs. */
 export function datasetFileRoutes(files: DatasetFileService): RouteSpec[] {
-  return [...customMethodRoutes({ definition: datasetDefinition, tag: 'Datasets' }, datasetFileMethods, files), ...signedFileRoutes(files)];
+  return [
+    ...customMethodRoutes({ definition: datasetDefinition, tag: 'Datasets' }, datasetFileMethods, files),
+    directUploadRoute(files),
+    ...signedFileRoutes(files),
+  ];
 }

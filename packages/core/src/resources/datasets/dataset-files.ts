@@ -4,6 +4,8 @@ import type { RequestContext } from '../../kernel/request-context.js';
 import { assertEmptyBody, compileValidator } from '../../validation/schema-validator.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
 import type { GatewaySecrets } from '../common/secrets.js';
+import type { MultipartFileBody } from '../../api/route-spec.js';
+import { JsonlRowChecker, malformedRowSampleLimit, type JsonlRowCount } from './dataset-rows.js';
 import type { Dataset } from './dataset-schema.js';
 import type { DatasetService } from './dataset-service.js';
 
@@ -154,8 +156,9 @@ export class DatasetFileService {
 
   /**
    * Checks the upload and marks the dataset READY with its exampleCount: every announced file must have
-   * arrived; `.jsonl` files must hold one JSON object per line, with `messages` (CHAT, RL) or `prompt`
-   * (COMPLETION). FAILED_PRECONDITION for missing files; INVALID_ARGUMENT naming file and line for bad rows.
+   * arrived; `.jsonl` files are checked by {@link JsonlRowChecker} (training rows with `messages` (CHAT,
+   * RL) or `prompt` (COMPLETION); batch rows `{custom_id, body}`, whose malformed rows are recorded in
+   * `validationDetails`). FAILED_PRECONDITION for missing files; INVALID_ARGUMENT naming file and line for bad rows.
    */
   async validateUpload(ctx: RequestContext, dataset: string, body: unknown): Promise<Record<string, never>> {
     this.datasets.resources.authorizeName(ctx, dataset, 'update');
@@ -164,19 +167,64 @@ export class DatasetFileService {
     const plan = (await this.env.storage.kv.get(ctx, this.planKey(dataset))) as UploadPlan | undefined;
     const files = Object.entries(plan?.files ?? {});
     if (files.length === 0) throw failedPrecondition(`dataset ${dataset} has no announced files: call :getUploadEndpoint first`);
-    let examples = 0;
-    let characters = 0;
+    const counts: JsonlRowCount[] = [];
     for (const [filename, size] of files) {
       const blob = await this.env.storage.blobs.get(ctx, this.blobKey(dataset, filename));
       if (!blob || blob.size !== size) throw failedPrecondition(`file ${filename} of dataset ${dataset} has not been uploaded`);
-      if (!filename.endsWith('.jsonl')) continue;
-      const counted = countJsonlExamples(filename, Buffer.from(blob.bytes).toString('utf8'), data.format ?? 'FORMAT_UNSPECIFIED');
-      examples += counted.rows;
-      characters += counted.characters;
+      const checker = rowCheckerOf(filename, data);
+      if (!checker) continue;
+      checker.push(blob.bytes);
+      counts.push(checker.end());
     }
-    await this.datasets.markReady(ctx, dataset, { exampleCount: examples, estimatedTokenCount: Math.ceil(characters / 4) });
-    await this.env.storage.kv.delete(ctx, this.planKey(dataset));
+    await this.finishUpload(ctx, dataset, counts);
     return {};
+  }
+
+  /**
+   * `:upload`: takes one file from a multipart body and streams it to the blob store (checking JSONL rows
+   * as they pass, one line in memory at a time), then finishes the upload as `:validateUpload` does: the
+   * dataset becomes READY with its exampleCount. The file keeps its base name (1–255 letters, digits,
+   * ".", "_" or "-"). Any failure (bad rows of a training file, the size cap, a second file) deletes what
+   * was stored and leaves the dataset UPLOADING. Answers `{filenameToSize}` with the stored size.
+   */
+  async uploadFile(ctx: RequestContext, dataset: string, body: MultipartFileBody): Promise<{ filenameToSize: Record<string, string> }> {
+    this.datasets.resources.authorizeName(ctx, dataset, 'update');
+    const data = await this.requireState(ctx, dataset, 'UPLOADING');
+    const file = await body.file();
+    const filename = file.filename.split(/[\\/]/).pop() ?? '';
+    if (!fileNamePattern.test(filename)) {
+      throw invalidArgument(`the file part's file name "${filename.slice(0, 80)}" must be 1–255 letters, digits, ".", "_" or "-"`, { field: 'file' });
+    }
+    const key = this.blobKey(dataset, filename);
+    const checker = rowCheckerOf(filename, data);
+    const checked = async function* (chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+      for await (const chunk of chunks) {
+        checker?.push(chunk);
+        yield chunk;
+      }
+    };
+    try {
+      const size = await this.env.storage.blobs.putStream(ctx, key, checked(file.chunks), file.contentType || 'application/octet-stream');
+      await body.end();
+      if (size === 0) throw invalidArgument(`file ${filename} is empty`, { field: 'file' });
+      await this.finishUpload(ctx, dataset, checker ? [checker.end()] : []);
+      return { filenameToSize: { [filename]: String(size) } };
+    } catch (error) {
+      await this.env.storage.blobs.delete(ctx, key);
+      throw error;
+    }
+  }
+
+  /** Marks the dataset READY with what the checked files hold and forgets the announced files. */
+  private async finishUpload(ctx: RequestContext, dataset: string, counts: readonly JsonlRowCount[]): Promise<void> {
+    const sum = (pick: (count: JsonlRowCount) => number) => counts.reduce((total, count) => total + pick(count), 0);
+    await this.datasets.markReady(ctx, dataset, {
+      exampleCount: sum((c) => c.rows),
+      estimatedTokenCount: Math.ceil(sum((c) => c.characters) / 4),
+      malformedRowCount: sum((c) => c.malformedRows),
+      malformedRows: counts.flatMap((c) => c.malformedSamples).slice(0, malformedRowSampleLimit),
+    });
+    await this.env.storage.kv.delete(ctx, this.planKey(dataset));
   }
 
   async getDownloadEndpoint(ctx: RequestContext, dataset: string, body: unknown): Promise<{ filenameToSignedUrls: Record<string, string> }> {
@@ -189,30 +237,7 @@ export class DatasetFileService {
   }
 }
 
-/** Rows of a JSONL file, checked against the dataset format. */
-export function countJsonlExamples(filename: string, text: string, format: string): { rows: number; characters: number } {
-  let rows = 0;
-  let characters = 0;
-  const lines = text.split('\n');
-  for (const [index, raw] of lines.entries()) {
-    const line = raw.trim();
-    if (line === '') continue;
-    let row: unknown;
-    try {
-      row = JSON.parse(line);
-    } catch {
-      throw invalidArgument(`${filename} line ${index + 1}: not valid JSON`);
-    }
-    if (row === null || typeof row !== 'object' || Array.isArray(row)) throw invalidArgument(`${filename} line ${index + 1}: each line must be a JSON object`);
-    const record = row as Record<string, unknown>;
-    if ((format === 'CHAT' || format === 'RL') && !Array.isArray(record.messages)) {
-      throw invalidArgument(`${filename} line ${index + 1}: a ${format} dataset row needs a "messages" array`);
-    }
-    if (format === 'COMPLETION' && typeof record.prompt !== 'string') {
-      throw invalidArgument(`${filename} line ${index + 1}: a COMPLETION dataset row needs a "prompt" string`);
-    }
-    rows += 1;
-    characters += line.length;
-  }
-  return { rows, characters };
+/** The row checker of a dataset file: `.jsonl` files are checked, other files are kept as they are. */
+function rowCheckerOf(filename: string, data: Dataset): JsonlRowChecker | undefined {
+  return filename.endsWith('.jsonl') ? new JsonlRowChecker(filename, data.format ?? 'FORMAT_UNSPECIFIED') : undefined;
 }

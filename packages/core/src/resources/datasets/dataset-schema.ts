@@ -14,6 +14,11 @@ export type DatasetFormat = (typeof datasetFormatValues)[number];
  * created with `sourceDatasetId` + `filter`: the full name of the dataset it was derived from and the
  * filter that selects its examples. The upload/derivation flow reads them to materialise the files.
  * `sourceJobName` stays what the client gave (the job that produced the dataset).
+ *
+ * Berth extension: `validationDetails` (output only) is what the upload's validation found besides the
+ * usable rows: in a batch dataset (`custom_id` + `body` rows), the rows that cannot be used, counted in
+ * `malformedRowCount` (int64 string) with the file, line and reason of the first 100 in `malformedRows`.
+ * A batch job reading the dataset counts those rows as failed. Absent when every row is usable.
  */
 export const datasetSchema = {
   type: 'object',
@@ -35,6 +40,20 @@ export const datasetSchema = {
     averageTurnCount: { type: 'number', minimum: 0 },
     sourceDataset: { type: 'string' },
     sourceFilter: { type: 'string' },
+    validationDetails: {
+      type: 'object',
+      properties: {
+        malformedRowCount: nonNegativeInt64Schema,
+        malformedRows: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { filename: { type: 'string' }, line: { type: 'integer', minimum: 1 }, reason: { type: 'string' } },
+            required: ['filename', 'line', 'reason'],
+          },
+        },
+      },
+    },
     etag: etagSchema,
   },
 } as const;
@@ -42,7 +61,7 @@ export const datasetSchema = {
 export type Dataset = ResourceType<typeof datasetSchema>;
 
 export const datasetOutputOnly = [
-  'name', 'createTime', 'updateTime', 'state', 'status', 'createdBy', 'sourceDataset', 'sourceFilter',
+  'name', 'createTime', 'updateTime', 'state', 'status', 'createdBy', 'sourceDataset', 'sourceFilter', 'validationDetails',
 ] as const;
 
 /** Longest accepted `filter` of a derived dataset. */

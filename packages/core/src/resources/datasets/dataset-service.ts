@@ -7,6 +7,7 @@ import { assertTransition } from '../common/state-machine.js';
 import { datasetDefinition } from './dataset-definition.js';
 import { applyDatasetCreateRules, checkDerivationRequest, datasetNameOf, int64Count, type DatasetDerivation } from './dataset-rules.js';
 import { createDatasetRequestSchema, type CreateDatasetRequest, type Dataset } from './dataset-schema.js';
+import type { MalformedRow } from './dataset-rows.js';
 import { datasetStateMachine } from './dataset-state-machine.js';
 
 const validateCreateRequest = compileValidator(createDatasetRequestSchema, 'request body');
@@ -15,6 +16,9 @@ const validateCreateRequest = compileValidator(createDatasetRequestSchema, 'requ
 export interface DatasetReadyInfo {
   readonly exampleCount?: number | string;
   readonly estimatedTokenCount?: number | string;
+  /** Rows of a batch dataset that cannot be used (recorded as `validationDetails` when any). */
+  readonly malformedRowCount?: number;
+  readonly malformedRows?: readonly MalformedRow[];
 }
 
 /**
@@ -70,6 +74,9 @@ export class DatasetService extends crudService(datasetDefinition, ['get', 'list
       dataset.state = 'READY';
       if (exampleCount !== undefined) dataset.exampleCount = exampleCount;
       if (tokens !== undefined) dataset.estimatedTokenCount = tokens;
+      if (info.malformedRowCount !== undefined && info.malformedRowCount > 0) {
+        dataset.validationDetails = { malformedRowCount: String(info.malformedRowCount), malformedRows: [...(info.malformedRows ?? [])] };
+      } else delete dataset.validationDetails;
       delete dataset.status;
       return dataset;
     });

@@ -5,5 +5,6 @@ export * from './dataset-rules.js';
 export * from './dataset-definition.js';
 export * from './dataset-service.js';
 export * from './dataset-files.js';
+export * from './dataset-rows.js';
 export * from './dataset-api.js';
 export * from './dataset-file-api.js';

@@ -33,6 +33,25 @@ export function blobTests(storage: StorageGetter): void {
       expect(blob?.contentType).toBe('text/plain; charset=utf-8');
     });
 
+    it('stores a stream of chunks (more than one write slice), replacing an older object, and an empty stream', async () => {
+      const key = `${uid('b')}/streamed.jsonl`;
+      await storage().blobs.put(ctx, key, new Uint8Array([9, 9, 9]), 'text/plain');
+      const piece = Uint8Array.from({ length: 1024 * 1024 + 3 }, (_, i) => i % 251);
+      async function* chunks(): AsyncIterable<Uint8Array> {
+        for (let i = 0; i < 5; i += 1) yield piece;
+      }
+      expect(await storage().blobs.putStream(ctx, key, chunks(), 'application/jsonl')).toBe(5 * piece.byteLength);
+      const blob = await storage().blobs.get(ctx, key);
+      expect(blob?.size).toBe(5 * piece.byteLength);
+      expect(blob?.contentType).toBe('application/jsonl');
+      expect(blob?.bytes.subarray(4 * piece.byteLength)).toEqual(piece);
+      expect(blob?.bytes[piece.byteLength + 250]).toBe(piece[250]);
+      const empty = `${uid('b')}/empty`;
+      async function* none(): AsyncIterable<Uint8Array> {}
+      expect(await storage().blobs.putStream(ctx, empty, none(), 'text/plain')).toBe(0);
+      expect((await storage().blobs.get(ctx, empty))?.size).toBe(0);
+    });
+
     it('deletes and reports whether something was deleted', async () => {
       const key = `${uid('b')}/gone`;
       await storage().blobs.put(ctx, key, new Uint8Array([1]), 'image/png');
