@@ -20,29 +20,34 @@ export class PgBlobStore implements BlobStore {
   }
 
   /**
-   * Writes the object in slices of about {@link streamSliceBytes}: the first replaces any older object,
-   * each next one is appended server-side (`bytes || $2`), so the gateway holds one slice at a time.
+   * Writes the object in slices of {@link streamSliceBytes}, gathered in one buffer reused for every
+   * slice: the first write replaces any older object, each next one is appended server-side
+   * (`bytes || $2`), so the gateway holds one slice at a time.
    */
-  async putStream(_ctx: RequestContext, key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<number> {
+  async putStream(ctx: RequestContext, key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<number> {
+    const slice = Buffer.allocUnsafe(streamSliceBytes);
+    let filled = 0;
     let size = 0;
     let first = true;
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
     const flush = async () => {
-      const slice = Buffer.concat(pending, pendingBytes);
-      pending = [];
-      pendingBytes = 0;
-      if (first) await this.put(_ctx, key, slice, contentType);
-      else await run(this.db(), `UPDATE ${this.t.blobs} SET bytes = bytes || $2, size = size + $3 WHERE key = $1`, [key, slice, slice.byteLength]);
+      const bytes = slice.subarray(0, filled);
+      if (first) await this.put(ctx, key, bytes, contentType);
+      else await run(this.db(), `UPDATE ${this.t.blobs} SET bytes = bytes || $2, size = size + $3 WHERE key = $1`, [key, bytes, filled]);
       first = false;
-      size += slice.byteLength;
+      size += filled;
+      filled = 0;
     };
     for await (const chunk of chunks) {
-      pending.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      pendingBytes += chunk.byteLength;
-      if (pendingBytes >= streamSliceBytes) await flush();
+      let offset = 0;
+      while (offset < chunk.byteLength) {
+        const taken = Math.min(chunk.byteLength - offset, streamSliceBytes - filled);
+        slice.set(chunk.subarray(offset, offset + taken), filled);
+        filled += taken;
+        offset += taken;
+        if (filled === streamSliceBytes) await flush();
+      }
     }
-    if (first || pendingBytes > 0) await flush();
+    if (first || filled > 0) await flush();
     return size;
   }
 
