@@ -9,6 +9,13 @@ describe('readSettings', () => {
     expect(() => readSettings({ BERTH_ALLOW_LOOPBACK_URLS: '1' })).toThrow(/BERTH_ALLOW_LOOPBACK_URLS "1" must be true or false/);
   });
 
+  it('reads the dataset file cap: 256 MiB by default, a positive byte count otherwise', () => {
+    expect(readSettings({}).maxDatasetFileBytes).toBe(256 * 1024 * 1024);
+    expect(readSettings({ BERTH_MAX_DATASET_FILE_BYTES: '1048576' }).maxDatasetFileBytes).toBe(1048576);
+    expect(() => readSettings({ BERTH_MAX_DATASET_FILE_BYTES: '0' })).toThrow('BERTH_MAX_DATASET_FILE_BYTES');
+    expect(() => readSettings({ BERTH_MAX_DATASET_FILE_BYTES: '10MB' })).toThrow('positive number of bytes');
+  });
+
   it('reads the image settings (parsed by readImageSettings from @berth/core)', () => {
     expect(readSettings({ BERTH_IMAGE_MODEL_IDS: 'kontext_pro=flux-kontext-pro' }).images)
       .toMatchObject({ systemAccountId: 'system', imageModelIds: { kontextPro: 'flux-kontext-pro' } });
