@@ -103,7 +103,7 @@ function generatedUpload(size: number): { stream: ReadableStream<Uint8Array>; bo
 /**
  * A 50 MB upload (`UPLOAD_MB` to change it) to a gateway process on a PostgreSQL server: the process's
  * peak resident memory (VmHWM) is read before and after and printed. Streaming keeps the growth at V8's
- * garbage slack, which flattens as the file grows (measured: 37–46 MiB for 50 MiB, 71 MiB for 150 MiB,
+ * garbage slack, which flattens as the file grows (measured: 35–46 MiB for 50 MiB, 71 MiB for 150 MiB,
  * docs/decisions.md); the bound checked, 1.5 times the file, is one that whole-file buffering (the body,
  * the blob's copy and the decoded text, each as large as the file) breaks. Needs a real server: skipped
  * without DATABASE_URL (an embedded PGlite would live in the test process, not the gateway's).
