@@ -122,6 +122,35 @@ describe('dataset :upload (multipart/form-data, field "file")', () => {
     expect(Object.keys(await download('capped'))).toEqual(['big.jsonl']);
   });
 
+  it('survives a client that goes away mid-file: nothing kept, the dataset still UPLOADING, the gateway still answering', async () => {
+    await createDataset('gone');
+    const controller = new AbortController();
+    const encoder = new TextEncoder();
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(stream) {
+        if (sent === 0) stream.enqueue(encoder.encode('--b\r\nContent-Disposition: form-data; name="file"; filename="partial.jsonl"\r\n\r\n'));
+        else if (sent < 8) stream.enqueue(encoder.encode(`${batchRow(sent)}\n`.repeat(20)));
+        else {
+          controller.abort();
+          stream.close();
+        }
+        sent += 1;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      },
+    });
+    const request = fetch(`${h.url}${v1}/datasets/gone:upload`, {
+      method: 'POST', body, duplex: 'half', signal: controller.signal,
+      headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'multipart/form-data; boundary=b' },
+    } as RequestInit);
+    await expect(request).rejects.toThrow();
+    // The server sees the connection close; give it a moment to finish the request's clean-up.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await h.call('GET', `${v1}/datasets/gone`)).body.state).toBe('UPLOADING');
+    expect((await upload('gone', form([['file', `${batchRow(1)}\n`, 'a.jsonl']]))).status).toBe(200);
+    expect(Object.keys(await download('gone'))).toEqual(['a.jsonl']);
+  });
+
   it('documents :upload as a multipart/form-data operation in the OpenAPI document', async () => {
     const doc = (await h.call<{ paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> } }>> }>('GET', '/openapi.json')).body;
     expect(Object.keys(doc.paths[`/v1/accounts/{account_id}/datasets/{dataset_id}:upload`]!.post!.requestBody!.content)).toEqual(['multipart/form-data']);
