@@ -20,6 +20,22 @@ describe('batch inference jobs over HTTP (memory)', () => {
     await runBatchScenario(h, 'batchy', 'mem');
   }, 60_000);
 
+  it('continues the finished job: only its 10 failed rows run again, into the continuation\'s own output dataset', async () => {
+    const created = await h.call('POST', `${v1}/batchInferenceJobs?batchInferenceJobId=mem-again`, { body: { continuedFromJobName: `accounts/${account}/batchInferenceJobs/mem-job` } });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body).toMatchObject({ model: `accounts/${account}/models/batchy`, inputDatasetId: `accounts/${account}/datasets/mem-batch-in` });
+    let job = created.body;
+    const until = Date.now() + 30_000;
+    while (job.state !== 'JOB_STATE_COMPLETED' && job.state !== 'JOB_STATE_FAILED' && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      job = (await h.call('GET', `${v1}/batchInferenceJobs/mem-again`)).body;
+    }
+    expect(job.state, JSON.stringify(job.status)).toBe('JOB_STATE_COMPLETED');
+    expect(job.outputDatasetId).toBe(`accounts/${account}/datasets/mem-again-output`);
+    // The same rows fail again (the engine and the rows are unchanged): every one of them, and nothing else.
+    expect(job.jobProgress).toMatchObject({ totalInputRequests: 10, totalProcessedRequests: 10, failedRequests: 10, outputRows: 0 });
+  });
+
   it('refuses :cancel of a finished job and answers 404 for an unknown one; deletes a finished job', async () => {
     const list = await h.call<{ batchInferenceJobs: { name: string; state: string }[] }>('GET', `${v1}/batchInferenceJobs?filter=${encodeURIComponent('state = JOB_STATE_COMPLETED')}`);
     expect(list.status).toBe(200);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RowStoppedError, runPipeline, type PipelineRow } from './batch-pipeline.js';
 
-async function* linesOf(count: number): AsyncGenerator<string> {
-  for (let i = 1; i <= count; i += 1) yield `line ${i}`;
+async function* linesOf(count: number, from = 1): AsyncGenerator<PipelineRow> {
+  for (let i = from; i < from + count; i += 1) yield { number: i, line: `line ${i}` };
 }
 
 describe('batch pipeline', () => {
@@ -11,7 +11,7 @@ describe('batch pipeline', () => {
     let inFlight = 0;
     let peak = 0;
     await runPipeline<number>({
-      lines: linesOf(40), skip: 10, concurrency: 3, chunkSize: 4, commitIntervalMs: 5, stop: new AbortController().signal, commitAfterStop: () => true,
+      rows: linesOf(40, 11), concurrency: 3, chunkSize: 4, commitIntervalMs: 5, stop: new AbortController().signal, commitAfterStop: () => true,
       runRow: async (row: PipelineRow) => {
         inFlight += 1;
         peak = Math.max(peak, inFlight);
@@ -33,7 +33,7 @@ describe('batch pipeline', () => {
     let releaseSlow = () => {};
     const slow = new Promise<void>((resolve) => (releaseSlow = resolve));
     const run = runPipeline<number>({
-      lines: linesOf(6), skip: 0, concurrency: 2, chunkSize: 100, commitIntervalMs: 10, stop: new AbortController().signal, commitAfterStop: () => true,
+      rows: linesOf(6), concurrency: 2, chunkSize: 100, commitIntervalMs: 10, stop: new AbortController().signal, commitAfterStop: () => true,
       runRow: async (row) => {
         if (row.number === 3) await slow;
         return row.number;
@@ -53,7 +53,7 @@ describe('batch pipeline', () => {
     const stop = new AbortController();
     const started: number[] = [];
     await runPipeline<number>({
-      lines: linesOf(100), skip: 0, concurrency: 2, chunkSize: 2, commitIntervalMs: 5, stop: stop.signal, commitAfterStop: () => false,
+      rows: linesOf(100), concurrency: 2, chunkSize: 2, commitIntervalMs: 5, stop: stop.signal, commitAfterStop: () => false,
       runRow: async (row) => {
         if (stop.signal.aborted) throw new RowStoppedError('stopped');
         started.push(row.number);
@@ -65,13 +65,13 @@ describe('batch pipeline', () => {
     expect(started.length).toBeLessThan(10);
     let commits = 0;
     await runPipeline<number>({
-      lines: linesOf(100), skip: 0, concurrency: 1, chunkSize: 2, commitIntervalMs: 1, stop: new AbortController().signal, commitAfterStop: () => true,
+      rows: linesOf(100), concurrency: 1, chunkSize: 2, commitIntervalMs: 1, stop: new AbortController().signal, commitAfterStop: () => true,
       runRow: async (row) => row.number,
       commit: async () => (commits += 1) < 2,
     });
     expect(commits).toBe(2);
     await expect(runPipeline<number>({
-      lines: linesOf(100), skip: 0, concurrency: 1, chunkSize: 2, commitIntervalMs: 1, stop: new AbortController().signal, commitAfterStop: () => true,
+      rows: linesOf(100), concurrency: 1, chunkSize: 2, commitIntervalMs: 1, stop: new AbortController().signal, commitAfterStop: () => true,
       runRow: async (row) => row.number,
       commit: async () => {
         throw new Error('storage down');

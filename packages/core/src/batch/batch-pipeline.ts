@@ -16,10 +16,8 @@ export interface PipelineRow {
 }
 
 export interface PipelineOptions<O> {
-  /** The input's lines after the committed rows. */
-  readonly lines: AsyncIterator<string>;
-  /** Rows already committed (the first line of `lines` is row `skip + 1`). */
-  readonly skip: number;
+  /** The rows to run after the committed ones, in input order. */
+  readonly rows: AsyncIterator<PipelineRow>;
   readonly concurrency: number;
   readonly chunkSize: number;
   readonly commitIntervalMs: number;
@@ -70,13 +68,13 @@ export async function runPipeline<O>(options: PipelineOptions<O>): Promise<void>
       if (halt.signal.aborted) return;
       const index = dispatched;
       dispatched += 1;
-      const next = await options.lines.next();
+      const next = await options.rows.next();
       if (next.done) {
         dispatched -= 1;
         return;
       }
       try {
-        answered.set(index, await options.runRow({ number: options.skip + index + 1, line: next.value }));
+        answered.set(index, await options.runRow(next.value));
       } catch (error) {
         if (error instanceof RowStoppedError) {
           halt.abort();
@@ -127,7 +125,7 @@ export async function runPipeline<O>(options: PipelineOptions<O>): Promise<void>
   })();
 
   try {
-    // The lines are shared; an async generator queues concurrent `next` calls, so each line goes to one lane.
+    // The rows are shared; an async generator queues concurrent `next` calls, so each row goes to one lane.
     await Promise.all(Array.from({ length: Math.max(1, concurrency) }, lane));
     lanesDone = true;
     wakeCommitter?.();

@@ -25,6 +25,8 @@ const input = 'accounts/acme/datasets/in';
 class ScriptedClient implements ChatModelClient {
   readonly sent: JsonObject[] = [];
   readonly flakySeen = new Set<string>();
+  /** Whether rows starting "bad" are refused (a fixed model answers them). */
+  failBad = true;
   /** Calls received (counted on arrival). */
   calls = 0;
   /** Calls after this many wait until {@link release} (or their abort). */
@@ -49,7 +51,7 @@ class ScriptedClient implements ChatModelClient {
     this.sent.push(call.body);
     const messages = call.body.messages as { content: string }[];
     const content = messages[messages.length - 1]!.content;
-    if (content.startsWith('bad')) return { ok: false, status: 400, error: { message: 'bad request', type: 'invalid_request_error', param: null, code: 'bad_row' } };
+    if (this.failBad && content.startsWith('bad')) return { ok: false, status: 400, error: { message: 'bad request', type: 'invalid_request_error', param: null, code: 'bad_row' } };
     if (content.startsWith('flaky') && !this.flakySeen.has(content)) {
       this.flakySeen.add(content);
       return { ok: false, status: 503, error: { message: 'busy', type: 'server_error', param: null, code: null } };
@@ -240,5 +242,25 @@ describe('batch inference jobs on the durable queue', () => {
     const ids = (await file('accounts/acme/datasets/resumed', 'results.jsonl')).map((r) => r.custom_id);
     expect(ids).toEqual(Array.from({ length: 50 }, (_, i) => `r${i}`));
     expect(done.jobProgress).toMatchObject({ totalProcessedRequests: 50, successfullyProcessedRequests: 50, outputRows: 50, percent: 100 });
+  });
+
+  it('continues a job: only the rows it failed or never processed run, into the new job\'s own output dataset', async () => {
+    await uploadInput(Array.from({ length: 30 }, (_, i) => row(`r${i}`, i % 7 === 2 ? `bad ${i}` : `hello ${i}`)).concat(['{broken']));
+    const client = new ScriptedClient();
+    startWorkers(client, { concurrency: 2, chunkSize: 4 });
+    const first = await jobs.create(ctx, 'acme', { model, inputDatasetId: 'in', outputDatasetId: 'first-out' }, 'first');
+    expect((await until(first.name!, ['JOB_STATE_COMPLETED'])).jobProgress).toMatchObject({ totalInputRequests: 31, failedRequests: 5 });
+    client.failBad = false;
+    const second = await jobs.create(ctx, 'acme', { continuedFromJobName: first.name }, 'second');
+    expect(second).toMatchObject({ model, inputDatasetId: input, continuedFromJobName: first.name });
+    const done = await until(second.name!, ['JOB_STATE_COMPLETED', 'JOB_STATE_FAILED']);
+    expect(done.state, JSON.stringify(done.status)).toBe('JOB_STATE_COMPLETED');
+    expect(done.outputDatasetId).toBe('accounts/acme/datasets/second-output');
+    expect(done.jobProgress).toMatchObject({ totalInputRequests: 5, totalProcessedRequests: 5, successfullyProcessedRequests: 4, failedRequests: 1 });
+    const results = await file('accounts/acme/datasets/second-output', 'results.jsonl');
+    expect(results.map((r) => r.custom_id)).toEqual(['r2', 'r9', 'r16', 'r23']);
+    expect((await file('accounts/acme/datasets/second-output', 'errors.jsonl')).map((e) => e.row)).toEqual([31]);
+    const firstResults = await file('accounts/acme/datasets/first-out', 'results.jsonl');
+    expect(new Set([...firstResults, ...results].map((r) => r.custom_id)).size).toBe(30);
   });
 });

@@ -18,7 +18,7 @@ import type { ChatCompletionOutcome, ChatModelClient } from '../responses/model-
 import type { BackoffOptions } from '../workers/backoff.js';
 import { defineQueueHandler, type AtLeastOnceQueueHandler, type QueueJobContext } from '../workers/queue-handler.js';
 import { datasetBlobKey, defaultOutputPartBytes, prepareOutputDataset, removeChunkFiles, writeOutput } from './batch-output.js';
-import { RowStoppedError, runPipeline } from './batch-pipeline.js';
+import { RowStoppedError, runPipeline, type PipelineRow } from './batch-pipeline.js';
 import { jobDefaults, jsonlLines, parseBatchRow, type BatchInferenceParameters } from './batch-rows.js';
 import {
   addCounts, batchInferenceQueue, chunkBlobKey, committedChunks, emptyCounts, withChunk, readJob, readRun, runRecordName, transitionJob, updateJobIn,
@@ -185,7 +185,8 @@ export class BatchInferenceRunner {
     const refused = await prepareOutputDataset(ctx, ctx.storage, output, name, this.now());
     if (refused !== undefined) return failWith(Code.FAILED_PRECONDITION, refused);
     let total = 0;
-    for await (const line of inputLines(ctx, ctx.storage, input)) if (line !== undefined) total += 1;
+    const done = await doneRows(ctx, ctx.storage, job);
+    for await (const row of selectedRows(ctx, ctx.storage, input, done)) if (row.number > 0) total += 1;
     return transitionJob(ctx, ctx.storage, name, {
       from: ['JOB_STATE_VALIDATING'], to: 'JOB_STATE_PENDING', change: (next) => {
         next.outputDatasetId = output;
@@ -232,9 +233,9 @@ export class BatchInferenceRunner {
       }
       const concurrency = this.options.concurrency ?? (await this.defaultConcurrency(ctx, target));
       const defaults = jobDefaults(job.inferenceParameters as BatchInferenceParameters | undefined);
-      const lines = inputLines(ctx, ctx.storage, job.inputDatasetId ?? '');
+      const rows = selectedRows(ctx, ctx.storage, job.inputDatasetId ?? '', await doneRows(ctx, ctx.storage, job));
       // Skip the committed rows without parsing them.
-      for (let skipped = 0; skipped < run.rows; skipped += 1) if ((await lines.next()).done) break;
+      for (let skipped = 0; skipped < run.rows; skipped += 1) if ((await rows.next()).done) break;
       // Each row re-reads the job's state before it is sent: none starts once a cancel or delete is stored.
       const stillRunning = async (): Promise<boolean> => {
         if (!stop.signal.aborted && (await readJob(ctx, ctx.storage.resources, name))?.state !== 'JOB_STATE_RUNNING') stop.abort();
@@ -242,7 +243,7 @@ export class BatchInferenceRunner {
       };
       let state: BatchInferenceJobState | undefined = 'JOB_STATE_RUNNING';
       const pipeline = runPipeline<RowOutcome>({
-        lines, skip: run.rows, concurrency, stop: stop.signal,
+        rows, concurrency, stop: stop.signal,
         chunkSize: this.options.chunkSize ?? Math.max(16, concurrency * 4),
         commitIntervalMs: this.options.commitIntervalMs ?? 500,
         // A cancel keeps the rows answered before it; a lost lease or a hand-over commits nothing more.
@@ -325,7 +326,7 @@ export class BatchInferenceRunner {
       const details = usage?.prompt_tokens_details as JsonObject | undefined;
       return {
         ok: true,
-        line: JSON.stringify({ id: `${jobName.split('/').pop() ?? ''}-${rowNumber}`, custom_id: row.customId, response: { status_code: 200, body: outcome.completion }, error: null }),
+        line: JSON.stringify({ id: `${jobName.split('/').pop() ?? ''}-${rowNumber}`, custom_id: row.customId, row: rowNumber, response: { status_code: 200, body: outcome.completion }, error: null }),
         inputTokens: numberOf(usage?.prompt_tokens),
         outputTokens: numberOf(usage?.completion_tokens),
         cachedInputTokens: numberOf(details?.cached_tokens),
@@ -407,6 +408,47 @@ function numberOf(value: unknown): number {
 function parseJobName(name: string): { accountId: string; id: string } {
   const parts = name.split('/');
   return { accountId: parts[1] ?? '', id: parts[3] ?? '' };
+}
+
+/**
+ * The input rows a job runs, numbered by their position among the input's non-blank lines: all of them,
+ * or for a continued job those not in `done` (answered by a job of its chain).
+ */
+export async function* selectedRows(ctx: RequestContext, storage: Storage, dataset: string, done: ReadonlySet<number>): AsyncGenerator<PipelineRow> {
+  let number = 0;
+  for await (const line of inputLines(ctx, storage, dataset)) {
+    number += 1;
+    if (!done.has(number)) yield { number, line };
+  }
+}
+
+/**
+ * Rows answered by the jobs a continued job continues (following `continuedFromJobName` back): the `row`
+ * numbers of their output datasets' results files. Empty for a job that continues none.
+ */
+export async function doneRows(ctx: RequestContext, storage: Storage, job: BatchInferenceJob): Promise<Set<number>> {
+  const done = new Set<number>();
+  const seen = new Set<string>();
+  let previousName = job.continuedFromJobName ?? '';
+  while (previousName !== '' && !seen.has(previousName)) {
+    seen.add(previousName);
+    const previous = await readJob(ctx, storage.resources, previousName);
+    if (!previous) throw new GatewayError(Code.FAILED_PRECONDITION, `continued job ${previousName} no longer exists`);
+    const output = previous.outputDatasetId ?? '';
+    if (output !== '') {
+      const prefix = datasetBlobKey(output, '');
+      for (const key of (await storage.blobs.list(ctx, prefix)).filter((k) => /^results(-\d+)?\.jsonl$/.test(k.slice(prefix.length)))) {
+        const blob = await storage.blobs.get(ctx, key);
+        if (!blob) continue;
+        for (const line of jsonlLines(Buffer.from(blob.bytes.buffer, blob.bytes.byteOffset, blob.bytes.byteLength).toString('utf8'))) {
+          const row = (JSON.parse(line) as { row?: unknown }).row;
+          if (typeof row === 'number') done.add(row);
+        }
+      }
+    }
+    previousName = previous.continuedFromJobName ?? '';
+  }
+  return done;
 }
 
 /**

@@ -45,9 +45,11 @@ export async function defaultPrecisionOf(ctx: RequestContext, env: ResourceEnvir
   return 'FP16';
 }
 
-/** Takes `field` from the continued job when the new job leaves it out. */
-/** What a continued job takes from the job it continues, unless it sets the field itself. */
-const inheritedFromContinuedJob = ['model', 'inputDatasetId', 'outputDatasetId', 'inferenceParameters', 'precision'] as const;
+/**
+ * What a continued job takes from the job it continues, unless it sets the field itself. Not the output
+ * dataset: a continued job writes its own (the earlier job's stays as it was).
+ */
+const inheritedFromContinuedJob = ['model', 'inputDatasetId', 'inferenceParameters', 'precision'] as const;
 
 function inherit<K extends (typeof inheritedFromContinuedJob)[number]>(
   job: BatchInferenceJob,
@@ -64,7 +66,7 @@ function inherit<K extends (typeof inheritedFromContinuedJob)[number]>(
  * Rules of a new batch inference job (mutates `job`, which carries its name and initial state):
  * - `continuedFromJobName` must name an existing job of the account that has stopped (COMPLETED,
  *   FAILED, CANCELLED or EXPIRED; FAILED_PRECONDITION otherwise); fields the new job leaves out
- *   (model, datasets, inference parameters, precision) are taken from it;
+ *   (model, input dataset, inference parameters, precision) are taken from it;
  * - `model` and `inputDatasetId` are required unless continuing; both must exist in the account;
  * - dataset references may be bare ids or full names and are stored as full names; the output
  *   dataset need not exist yet (the job creates it) but must be in the account;

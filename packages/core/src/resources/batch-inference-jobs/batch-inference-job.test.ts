@@ -170,12 +170,12 @@ describe('continuedFromJobName', () => {
       continuedFromJobName: 'accounts/acme/batchInferenceJobs/first',
       model: 'accounts/acme/models/addon',
       inputDatasetId: 'accounts/acme/datasets/in',
-      outputDatasetId: 'accounts/acme/datasets/out',
       precision: 'FP16',
       inferenceParameters: { maxTokens: 32 },
       state: 'JOB_STATE_CREATING',
       jobProgress: zeroProgress,
     });
+    expect(next.outputDatasetId).toBeUndefined();
   });
 });
 
