@@ -46,8 +46,8 @@ async function downloadLines(h: Harness, dataset: string): Promise<Record<string
 }
 
 /**
- * Uploads 300 rows through the JSON upload flow (290 valid, 5 without a body, 5 the engine refuses:
- * `n` 17), runs a job with n = 2 into a new output dataset, polls it to COMPLETED (progress never moves
+ * Uploads 302 rows through the JSON upload flow (290 valid, 5 without a body, 2 not JSON, 5 the engine
+ * refuses: `n` 17), runs a job with n = 2 into a new output dataset, polls it to COMPLETED (progress never moves
  * backwards), and checks the downloaded results and errors against the counters.
  */
 export async function runBatchScenario(h: Harness, modelId: string, prefix: string): Promise<void> {
@@ -56,6 +56,8 @@ export async function runBatchScenario(h: Harness, modelId: string, prefix: stri
     if (i % 60 === 7) lines.push(JSON.stringify({ custom_id: `row-${i}` }));
     else if (i % 60 === 11) lines.push(JSON.stringify({ custom_id: `row-${i}`, body: { messages: [{ role: 'user', content: `q ${i}` }], n: 17 } }));
     else lines.push(JSON.stringify({ custom_id: `row-${i}`, method: 'POST', url: '/v1/chat/completions', body: { messages: [{ role: 'user', content: `question ${i}` }], max_tokens: 4 } }));
+    // Two lines that are not JSON: the upload records them (validationDetails) and the job fails them.
+    if (i === 100 || i === 200) lines.push(`{"custom_id": "broken-${i}", "body": `);
   }
   const jsonl = `${lines.join('\n')}\n`;
   const input = `${prefix}-batch-in`;
@@ -67,6 +69,7 @@ export async function runBatchScenario(h: Harness, modelId: string, prefix: stri
   expect((await fetch(endpoint.body.filenameToSignedUrls['rows.jsonl']!, { method: 'PUT', body: jsonl })).status).toBe(200);
   const validated = await h.call('POST', `${v1}/datasets/${input}:validateUpload`, { body: {} });
   expect(validated.status, JSON.stringify(validated.body)).toBe(200);
+  expect((await h.call('GET', `${v1}/datasets/${input}`)).body).toMatchObject({ state: 'READY', validationDetails: { malformedRowCount: '7' } });
 
   const output = `${prefix}-batch-out`;
   const created = await h.call('POST', `${v1}/batchInferenceJobs?batchInferenceJobId=${prefix}-job`, {
@@ -91,7 +94,7 @@ export async function runBatchScenario(h: Harness, modelId: string, prefix: stri
   expect(job.state, JSON.stringify(job.status)).toBe('JOB_STATE_COMPLETED');
   expect(job.outputDatasetId).toBe(`accounts/${account}/datasets/${output}`);
   const progress = job.jobProgress as Record<string, number>;
-  expect(progress).toMatchObject({ totalInputRequests: 300, totalProcessedRequests: 300, successfullyProcessedRequests: 290, failedRequests: 10, outputRows: 290, percent: 100 });
+  expect(progress).toMatchObject({ totalInputRequests: 302, totalProcessedRequests: 302, successfullyProcessedRequests: 290, failedRequests: 12, outputRows: 290, percent: 100 });
   expect(progress.inputTokens).toBeGreaterThan(0);
   expect(progress.outputTokens).toBeGreaterThan(0);
 
@@ -102,10 +105,11 @@ export async function runBatchScenario(h: Harness, modelId: string, prefix: stri
   const results = files['results.jsonl']!;
   const errors = files['errors.jsonl']!;
   expect(results).toHaveLength(290);
-  expect(errors).toHaveLength(10);
+  expect(errors).toHaveLength(12);
   const ids = [...results, ...errors].map((r) => r.custom_id);
-  expect(new Set(ids).size).toBe(300);
+  expect(new Set(ids).size).toBe(301); // the two lines that are not JSON have no custom_id (null)
+  expect(new Set([...results, ...errors].map((r) => r.row)).size).toBe(302);
   for (const r of results) expect(((r.response as { body: { choices: unknown[] } }).body.choices)).toHaveLength(2);
-  expect(errors.filter((e) => (e.error as { code: string }).code === 'invalid_row')).toHaveLength(5);
+  expect(errors.filter((e) => (e.error as { code: string }).code === 'invalid_row')).toHaveLength(7);
   expect(errors.filter((e) => e.status_code === 400)).toHaveLength(5);
 }
