@@ -171,17 +171,13 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
     };
     /** Runs the operation; answers, or hands any failure to the error handler. */
     const serve = (request: FastifyRequest, reply: FastifyReply, spec: RouteSpec, params: Record<string, string>, principal: Principal): void => {
-      // A multipart body the handler left partly unread is read to its end, so the connection stays usable.
-      const settled = () => {
-        if (request.body instanceof BusboyFileBody) request.body.discard();
-      };
       spec.handle(routeRequestOf(spec, request, reply, params, principal, prefix)).then(
         (result) => {
-          settled();
+          discardUnreadFile(request);
           sendAnswer(reply, request.id, result);
         },
         (error: unknown) => {
-          settled();
+          discardUnreadFile(request);
           fail(reply, error);
         },
       );
@@ -250,4 +246,9 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
       return reply.code(503).send({ status: 'not ready', storage: 'unreachable' });
     }
   });
+}
+
+/** A multipart body the handler left partly unread is read to its end, so the connection stays usable. */
+function discardUnreadFile(request: FastifyRequest): void {
+  if (request.body instanceof BusboyFileBody) request.body.discard();
 }
