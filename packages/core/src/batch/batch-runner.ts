@@ -6,6 +6,7 @@
  * the number of committed chunks), so a worker that dies or loses its lease leaves at most an
  * uncommitted chunk, which the next attempt runs again.
  */
+import { AttachedRunners } from '../workers/attached-runners.js';
 import type { JsonObject } from '../contracts/json.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import { Code, GatewayError, isGatewayError } from '../errors/index.js';
@@ -74,7 +75,7 @@ interface RowOutcome {
  * with backoff, when an instance serving inference may take it).
  */
 export class BatchInferenceRunner {
-  private readonly clients: ChatModelClient[] = [];
+  private readonly clients = new AttachedRunners<ChatModelClient>();
   /** Stop signals of the jobs this instance runs now (aborted by {@link handOver}). */
   private readonly running = new Set<AbortController>();
   readonly handler: AtLeastOnceQueueHandler;
@@ -90,11 +91,7 @@ export class BatchInferenceRunner {
 
   /** Makes `client` send this instance's batch rows (the first attached is used). Returns the detach. */
   attach(client: ChatModelClient): () => void {
-    this.clients.push(client);
-    return () => {
-      const index = this.clients.indexOf(client);
-      if (index >= 0) this.clients.splice(index, 1);
-    };
+    return this.clients.attach(client);
   }
 
   /**
@@ -140,7 +137,7 @@ export class BatchInferenceRunner {
     if (job.state === 'JOB_STATE_CREATING') job = await transitionJob(ctx, storage, name, { from: ['JOB_STATE_CREATING'], to: 'JOB_STATE_VALIDATING' });
     if (job?.state === 'JOB_STATE_VALIDATING') job = await this.validate(ctx, job);
     if (job?.state === 'JOB_STATE_PENDING' || job?.state === 'JOB_STATE_RE_QUEUEING') {
-      if (this.clients.length === 0) throw new GatewayError(Code.UNAVAILABLE, 'this gateway instance serves no inference to run batch jobs', { reason: 'NO_RUNNER' });
+      if (this.clients.current === undefined) throw new GatewayError(Code.UNAVAILABLE, 'this gateway instance serves no inference to run batch jobs', { reason: 'NO_RUNNER' });
       job = await transitionJob(ctx, storage, name, { from: ['JOB_STATE_PENDING', 'JOB_STATE_RE_QUEUEING'], to: 'JOB_STATE_RUNNING' });
     }
     if (job?.state === 'JOB_STATE_RUNNING') job = await this.run(ctx, queued, job);
@@ -206,7 +203,7 @@ export class BatchInferenceRunner {
   /** RUNNING: chunks from the first uncommitted one, until the input ends or the job stops. */
   private async run(ctx: QueueJobContext, queued: ClaimedJob, job: BatchInferenceJob): Promise<BatchInferenceJob | undefined> {
     const name = job.name ?? '';
-    const client = this.clients[0];
+    const client = this.clients.current;
     if (!client) throw new GatewayError(Code.UNAVAILABLE, 'this gateway instance serves no inference to run batch jobs', { reason: 'NO_RUNNER' });
     const run = await readRun(ctx, ctx.storage.resources, name);
     if (!run) throw new Error(`${name} has no run record`);

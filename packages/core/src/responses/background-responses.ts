@@ -4,6 +4,7 @@
  * the response's turns and store the outcome. A job whose worker died is claimed again once its lease
  * expires (attempt + 1) and runs the response from the start.
  */
+import { AttachedRunners } from '../workers/attached-runners.js';
 import { Code, GatewayError, renderInferenceError } from '../errors/index.js';
 import type { ClaimedJob, EnqueueRequest } from '../ports/storage.js';
 import type { BackoffOptions } from '../workers/backoff.js';
@@ -49,7 +50,7 @@ export interface BackgroundResponsesOptions {
  * instance may claim it; on its last attempt the response is stored `failed`.
  */
 export class BackgroundResponses {
-  private readonly runners: BackgroundResponseRunner[] = [];
+  private readonly runners = new AttachedRunners<BackgroundResponseRunner>();
   readonly handler: AtLeastOnceQueueHandler;
 
   constructor(options: BackgroundResponsesOptions = {}) {
@@ -63,18 +64,14 @@ export class BackgroundResponses {
 
   /** Makes `runner` run this instance's background jobs (the first attached runs them). Returns the detach. */
   attach(runner: BackgroundResponseRunner): () => void {
-    this.runners.push(runner);
-    return () => {
-      const index = this.runners.indexOf(runner);
-      if (index >= 0) this.runners.splice(index, 1);
-    };
+    return this.runners.attach(runner);
   }
 
   private async handle(ctx: QueueJobContext, job: ClaimedJob): Promise<void> {
     const name = nameOf(job);
     if (name === undefined) return; // Not a job this handler wrote: nothing to run.
     try {
-      const runner = this.runners[0];
+      const runner = this.runners.current;
       if (!runner) throw new GatewayError(Code.UNAVAILABLE, 'this gateway instance serves no Responses API to run background responses', { reason: 'NO_RUNNER' });
       await runner.runBackground(ctx, name);
     } catch (error) {
