@@ -17,7 +17,7 @@ import type { BatchInferenceJob, BatchInferenceJobState } from '../resources/bat
 import type { Dataset } from '../resources/datasets/dataset-schema.js';
 import type { ChatCompletionOutcome, ChatModelClient } from '../responses/model-client.js';
 import type { BackoffOptions } from '../workers/backoff.js';
-import { defineQueueHandler, type AtLeastOnceQueueHandler, type QueueJobContext } from '../workers/queue-handler.js';
+import { defineQueueHandler, queueHandlerTiming, type AtLeastOnceQueueHandler, type QueueJobContext } from '../workers/queue-handler.js';
 import { datasetBlobKey, defaultOutputPartBytes, prepareOutputDataset, removeChunkFiles, writeOutput } from './batch-output.js';
 import { RowStoppedError, runPipeline, type PipelineRow } from './batch-pipeline.js';
 import { jobDefaults, jsonlLines, parseBatchRow, type BatchInferenceParameters } from './batch-rows.js';
@@ -83,8 +83,7 @@ export class BatchInferenceRunner {
   constructor(private readonly options: BatchInferenceOptions = {}) {
     this.handler = defineQueueHandler({
       queue: batchInferenceQueue,
-      ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
-      ...(options.backoff !== undefined ? { backoff: options.backoff } : {}),
+      ...queueHandlerTiming(options),
       handle: (ctx, job) => this.handle(ctx, job),
     });
   }

@@ -8,7 +8,7 @@ import { AttachedRunners } from '../workers/attached-runners.js';
 import { Code, GatewayError, renderInferenceError } from '../errors/index.js';
 import type { ClaimedJob, EnqueueRequest } from '../ports/storage.js';
 import type { BackoffOptions } from '../workers/backoff.js';
-import { defineQueueHandler, type AtLeastOnceQueueHandler, type QueueJobContext } from '../workers/queue-handler.js';
+import { defineQueueHandler, queueHandlerTiming, type AtLeastOnceQueueHandler, type QueueJobContext } from '../workers/queue-handler.js';
 import { isActiveStatus, ResponseStore } from './response-store.js';
 import type { ResponseObject } from './response-types.js';
 
@@ -56,8 +56,7 @@ export class BackgroundResponses {
   constructor(options: BackgroundResponsesOptions = {}) {
     this.handler = defineQueueHandler({
       queue: backgroundResponsesQueue,
-      ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
-      ...(options.backoff !== undefined ? { backoff: options.backoff } : {}),
+      ...queueHandlerTiming(options),
       handle: (ctx, job) => this.handle(ctx, job),
     });
   }

@@ -64,6 +64,17 @@ export interface ExactlyOnceQueueHandler extends QueueHandlerCommon {
 
 export type QueueHandler = AtLeastOnceQueueHandler | ExactlyOnceQueueHandler;
 
+/** A handler's lease and retry delays, as configured by its owner. */
+export type QueueHandlerTiming = Pick<QueueHandlerCommon, 'leaseMs' | 'backoff'>;
+
+/** The lease and retry delays that were given (`undefined` ones left out, so the pool's defaults apply). */
+export function queueHandlerTiming(options: QueueHandlerTiming): QueueHandlerTiming {
+  return {
+    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+    ...(options.backoff !== undefined ? { backoff: options.backoff } : {}),
+  };
+}
+
 const QUEUE_NAME = /^[a-z][a-z0-9._-]{0,99}$/;
 
 /**
