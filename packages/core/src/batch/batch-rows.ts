@@ -1,4 +1,5 @@
 import type { JsonObject } from '../contracts/json.js';
+import { parseExtraBody } from '../resources/batch-inference-jobs/batch-inference-job-rules.js';
 import { isPlainObject } from '../validation/paths.js';
 
 /** A job's `inferenceParameters`, as stored on the batch inference job. */
@@ -34,21 +35,10 @@ const maxCustomIdLength = 512;
 /**
  * The request fields the job's `inferenceParameters` set under each row's own values: row overrides win,
  * then the parameters, then `extraBody` (lowest: an explicit parameter is not overridden by it).
- * @throws Error when `extraBody` is not a JSON object (checked once per job, before any row).
+ * @throws INVALID_ARGUMENT when `extraBody` is not a JSON object (checked at create, and once per job before any row).
  */
 export function jobDefaults(parameters: BatchInferenceParameters | undefined): JsonObject {
-  const defaults: JsonObject = {};
-  const extra = parameters?.extraBody ?? '';
-  if (extra.trim() !== '') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(extra);
-    } catch {
-      throw new Error('inferenceParameters.extraBody is not valid JSON');
-    }
-    if (!isPlainObject(parsed)) throw new Error('inferenceParameters.extraBody must be a JSON object');
-    Object.assign(defaults, parsed);
-  }
+  const defaults: JsonObject = parseExtraBody(parameters?.extraBody);
   if (parameters?.maxTokens !== undefined) defaults.max_tokens = parameters.maxTokens;
   if (parameters?.temperature !== undefined) defaults.temperature = parameters.temperature;
   if (parameters?.topP !== undefined) defaults.top_p = parameters.topP;

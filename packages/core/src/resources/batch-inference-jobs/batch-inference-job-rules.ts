@@ -1,4 +1,5 @@
 import { failedPrecondition, invalidArgument } from '../../errors/index.js';
+import type { JsonObject } from '../../contracts/json.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { parseResourceName } from '../../names/resource-name.js';
 import { isPlainObject } from '../../validation/paths.js';
@@ -8,6 +9,24 @@ import { datasetNameOf } from '../datasets/dataset-rules.js';
 import type { Model } from '../models/model-schema.js';
 import type { BatchInferenceJob, BatchInferenceJobState } from './batch-inference-job-schema.js';
 import { batchInferenceJobTerminalStates } from './batch-inference-job-state-machine.js';
+
+/**
+ * `inferenceParameters.extraBody`: a JSON object as a string, merged into every row's request (`{}` when
+ * empty). Checked when the job is created and again when it runs.
+ * @throws INVALID_ARGUMENT naming the field when it is not a JSON object.
+ */
+export function parseExtraBody(extraBody: string | undefined): JsonObject {
+  const text = extraBody ?? '';
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalidArgument('inferenceParameters.extraBody is not valid JSON', { field: 'inferenceParameters.extraBody' });
+  }
+  if (!isPlainObject(parsed)) throw invalidArgument('inferenceParameters.extraBody must be a JSON object', { field: 'inferenceParameters.extraBody' });
+  return parsed;
+}
 
 /** A JobProgress with every counter at zero: what a new job shows. */
 export function initialJobProgress(): JobProgress {
@@ -87,6 +106,8 @@ export async function applyBatchInferenceJobCreateRules(ctx: RequestContext, job
     }
     for (const field of inheritedFromContinuedJob) inherit(job, previous.data, field);
   }
+
+  parseExtraBody(job.inferenceParameters?.extraBody);
 
   const model = job.model ?? '';
   if (model === '') throw invalidArgument('model is required unless continuedFromJobName is given', { field: 'model' });

@@ -128,6 +128,9 @@ describe('BatchInferenceJobService.create', () => {
       await expect(jobs.create(ctx, 'acme', { ...base, inferenceParameters: { [key]: value } }), `${key}=${JSON.stringify(value)}`).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT });
     }
     await expect(jobs.create(ctx, 'acme', { ...base, inferenceParameters: { seed: 1 } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, reason: 'UNKNOWN_FIELD' });
+    for (const extraBody of ['{"stop":', '[1]', '"text"']) {
+      await expect(jobs.create(ctx, 'acme', { ...base, inferenceParameters: { extraBody } }), extraBody).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'inferenceParameters.extraBody' });
+    }
     const edge = await jobs.create(ctx, 'acme', { ...base, inferenceParameters: { maxTokens: 1, temperature: 2, topP: 0, n: 1, topK: 0 } });
     expect(edge.inferenceParameters).toEqual({ maxTokens: 1, temperature: 2, topP: 0, n: 1, topK: 0 });
   });
