@@ -5,3 +5,4 @@ export * from './model-rules.js';
 export * from './model-definition.js';
 export * from './model-service.js';
 export * from './model-api.js';
+export * from './model-files.js';
