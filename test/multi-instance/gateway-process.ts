@@ -12,9 +12,9 @@ export interface GatewayProcess {
 
 const hostScript = fileURLToPath(new URL('./probe-host.ts', import.meta.url));
 
-/** Starts probe-host.ts in its own Node process and waits for its `{"url"}` line. */
-export async function startGatewayProcess(env: NodeJS.ProcessEnv): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', hostScript], {
+/** Starts `script` (default probe-host.ts) in its own Node process and waits for its `{"url"}` line. */
+export async function startGatewayProcess(env: NodeJS.ProcessEnv, script: string = hostScript): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
   });

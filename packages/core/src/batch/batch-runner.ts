@@ -385,15 +385,18 @@ export class BatchInferenceRunner {
     if (run && output !== '' && (await ctx.storage.resources.get(ctx, output))) {
       await writeOutput(ctx, ctx.storage, name, run, output, this.now(), this.options.outputPartBytes ?? defaultOutputPartBytes);
     }
+    // Before the commit that ends the queue work: a worker killed after it leaves no chunk file behind
+    // (one killed before runs finish again, and writeOutput leaves the READY output as it is).
+    await removeChunkFiles(ctx, ctx.storage, name);
     await ctx.commit(async (tx) => {
-      await updateJobIn(ctx, tx, name, {
+      const after = await updateJobIn(ctx, tx, name, {
         from: ['JOB_STATE_WRITING_RESULTS'], to: 'JOB_STATE_COMPLETED', change: (next) => {
           delete next.status;
         },
       });
+      // Deleted meanwhile: its run record goes with the end of the queue work.
+      if (!after) await tx.resources.delete(ctx, runRecordName(name)).catch(() => undefined);
     });
-    if (!(await readJob(ctx, ctx.storage.resources, name))) await ctx.storage.resources.delete(ctx, runRecordName(name)).catch(() => undefined);
-    await removeChunkFiles(ctx, ctx.storage, name);
   }
 }
 
