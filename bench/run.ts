@@ -9,6 +9,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   responses: async () => (await import('./responses/index.js')).runResponsesBenchmark(),
   images: async () => (await import('./images/index.js')).runImagesBenchmark(),
   'hostile-bodies': async () => (await import('./hostile-bodies/index.js')).runHostileBodiesBenchmark(),
+  batch: async () => (await import('./batch/index.js')).runBatchBenchmark(),
 };
 const requested = process.argv[2];
 const names = requested ? [requested] : Object.keys(benchmarks);

@@ -13,8 +13,8 @@ export interface ChildServer {
  * Starts a benchmark target in its own Node process (so the load generator does not share its event
  * loop) and waits for the one JSON line it prints: `{"url": "...", ...}`.
  */
-export async function startChildServer(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+export async function startChildServer(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, nodeArgs: readonly string[] = []): Promise<ChildServer> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });

@@ -7,6 +7,7 @@ import { startChildServer, type ChildServer } from '../lib/child-server.js';
 import { printTable, runLoad } from '../lib/load.js';
 import { BENCH_ACCOUNT, BENCH_API_KEY, BENCH_PAGE_TOKEN_SECRET, FILTER, ORDER_BY, PAGE_SIZE } from './deployment-bodies.js';
 import { seedPostgres } from './seed-postgres.js';
+import { benchDatabaseUrl } from '../lib/bench-database.js';
 
 /**
  * bench/storage: a filtered, ordered page of deployments through the gateway over HTTP, on PostgreSQL
@@ -74,19 +75,6 @@ async function sequentialLatency(url: string): Promise<{ p50: number; p99: numbe
   }
   samples.sort((a, b) => a - b);
   return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
-}
-
-async function benchDatabaseUrl(): Promise<string> {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-  await admin.connect();
-  try {
-    const exists = await admin.query(`SELECT 1 FROM pg_database WHERE datname = 'berth_bench'`);
-    if (exists.rows.length === 0) await admin.query('CREATE DATABASE berth_bench');
-  } finally {
-    await admin.end();
-  }
-  return 'postgres://postgres@127.0.0.1:5432/berth_bench';
 }
 
 /** Runs the deep-page list in-process through a pool that records the statements, then EXPLAINs them. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jobDefaults, jsonlLines, parseBatchRow } from './batch-rows.js';
+import { jobDefaults, parseBatchRow } from './batch-rows.js';
 
 describe('batch rows', () => {
   it('maps inferenceParameters to request fields, extraBody lowest', () => {
@@ -31,10 +31,5 @@ describe('batch rows', () => {
     expect(reason('{"custom_id": "a", "body": {"messages": [{"role": "user"}], "stream": true}}')).toMatch(/stream/);
     expect(parseBatchRow('{"custom_id": "a", "body": 1}', 1, {})).toMatchObject({ ok: false, customId: 'a' });
     expect(reason('{"custom_id": "a", "url": "/v1/embeddings", "body": {"messages": [{"role": "user"}]}}')).toMatch(/url must be/);
-  });
-
-  it('splits JSONL lazily, skipping blank lines', () => {
-    expect([...jsonlLines('a\n\n  b  \r\nc')]).toEqual(['a', 'b', 'c']);
-    expect([...jsonlLines('')]).toEqual([]);
   });
 });

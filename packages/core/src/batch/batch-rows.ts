@@ -92,18 +92,3 @@ export function parseBatchRow(line: string, rowNumber: number, defaults: JsonObj
   }
   return { ok: true, customId, body: request };
 }
-
-/**
- * The lines of a UTF-8 JSONL text from `from` (a byte-free character offset scan: one line at a time,
- * without splitting the whole text into an array). Blank lines are skipped and not counted.
- */
-export function* jsonlLines(text: string): Generator<string> {
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const line = text.slice(start, end).trim();
-    start = end + 1;
-    if (line !== '') yield line;
-  }
-}

@@ -6,21 +6,23 @@
  * the number of committed chunks), so a worker that dies or loses its lease leaves at most an
  * uncommitted chunk, which the next attempt runs again.
  */
+import { setMaxListeners } from 'node:events';
 import { AttachedRunners } from '../workers/attached-runners.js';
 import type { JsonObject } from '../contracts/json.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import { Code, GatewayError, isGatewayError } from '../errors/index.js';
 import { servingDirectoryToken } from '../kernel/tokens.js';
 import type { ModelTarget, ServingDirectory } from '../ports/serving-directory.js';
-import type { ClaimedJob, Storage } from '../ports/storage.js';
+import type { ClaimedJob } from '../ports/storage.js';
 import type { BatchInferenceJob, BatchInferenceJobState } from '../resources/batch-inference-jobs/batch-inference-job-schema.js';
 import type { Dataset } from '../resources/datasets/dataset-schema.js';
 import type { ChatCompletionOutcome, ChatModelClient } from '../responses/model-client.js';
 import type { BackoffOptions } from '../workers/backoff.js';
 import { defineQueueHandler, queueHandlerTiming, type AtLeastOnceQueueHandler, type QueueJobContext } from '../workers/queue-handler.js';
-import { datasetBlobKey, defaultOutputPartBytes, prepareOutputDataset, removeChunkFiles, writeOutput } from './batch-output.js';
-import { RowStoppedError, runPipeline, type PipelineRow } from './batch-pipeline.js';
-import { jobDefaults, jsonlLines, parseBatchRow, type BatchInferenceParameters } from './batch-rows.js';
+import { defaultOutputPartBytes, prepareOutputDataset, removeChunkFiles, writeOutput } from './batch-output.js';
+import { RowStoppedError, runPipeline } from './batch-pipeline.js';
+import { jobDefaults, parseBatchRow, type BatchInferenceParameters } from './batch-rows.js';
+import { doneRows, selectedRows } from './batch-input.js';
 import {
   addCounts, batchInferenceQueue, chunkBlobKey, committedChunks, emptyCounts, withChunk, readJob, readRun, runRecordName, transitionJob, updateJobIn,
   type BatchRunRecord, type ChunkCounts,
@@ -228,6 +230,8 @@ export class BatchInferenceRunner {
         throw error;
       }
       const concurrency = this.options.concurrency ?? (await this.defaultConcurrency(ctx, target));
+      // Every row in flight listens on the stop signal (its request, its retry wait): not a leak.
+      setMaxListeners(2 * concurrency + 10, stop.signal);
       const defaults = jobDefaults(job.inferenceParameters as BatchInferenceParameters | undefined);
       const rows = selectedRows(ctx, ctx.storage, job.inputDatasetId ?? '', await doneRows(ctx, ctx.storage, job));
       // Skip the committed rows without parsing them.
@@ -407,61 +411,6 @@ function numberOf(value: unknown): number {
 function parseJobName(name: string): { accountId: string; id: string } {
   const parts = name.split('/');
   return { accountId: parts[1] ?? '', id: parts[3] ?? '' };
-}
-
-/**
- * The input rows a job runs, numbered by their position among the input's non-blank lines: all of them,
- * or for a continued job those not in `done` (answered by a job of its chain).
- */
-export async function* selectedRows(ctx: RequestContext, storage: Storage, dataset: string, done: ReadonlySet<number>): AsyncGenerator<PipelineRow> {
-  let number = 0;
-  for await (const line of inputLines(ctx, storage, dataset)) {
-    number += 1;
-    if (!done.has(number)) yield { number, line };
-  }
-}
-
-/**
- * Rows answered by the jobs a continued job continues (following `continuedFromJobName` back): the `row`
- * numbers of their output datasets' results files. Empty for a job that continues none.
- */
-export async function doneRows(ctx: RequestContext, storage: Storage, job: BatchInferenceJob): Promise<Set<number>> {
-  const done = new Set<number>();
-  const seen = new Set<string>();
-  let previousName = job.continuedFromJobName ?? '';
-  while (previousName !== '' && !seen.has(previousName)) {
-    seen.add(previousName);
-    const previous = await readJob(ctx, storage.resources, previousName);
-    if (!previous) throw new GatewayError(Code.FAILED_PRECONDITION, `continued job ${previousName} no longer exists`);
-    const output = previous.outputDatasetId ?? '';
-    if (output !== '') {
-      const prefix = datasetBlobKey(output, '');
-      for (const key of (await storage.blobs.list(ctx, prefix)).filter((k) => /^results(-\d+)?\.jsonl$/.test(k.slice(prefix.length)))) {
-        const blob = await storage.blobs.get(ctx, key);
-        if (!blob) continue;
-        for (const line of jsonlLines(Buffer.from(blob.bytes.buffer, blob.bytes.byteOffset, blob.bytes.byteLength).toString('utf8'))) {
-          const row = (JSON.parse(line) as { row?: unknown }).row;
-          if (typeof row === 'number') done.add(row);
-        }
-      }
-    }
-    previousName = previous.continuedFromJobName ?? '';
-  }
-  return done;
-}
-
-/**
- * The input dataset's rows, one JSONL line at a time, over its `.jsonl` files in name order. Each file is
- * read from the blob store whole (the blob port has no ranged read) but split lazily, a line at a time.
- */
-export async function* inputLines(ctx: RequestContext, storage: Storage, dataset: string): AsyncGenerator<string> {
-  const prefix = datasetBlobKey(dataset, '');
-  const keys = (await storage.blobs.list(ctx, prefix)).filter((k) => k.endsWith('.jsonl')).sort();
-  for (const key of keys) {
-    const blob = await storage.blobs.get(ctx, key);
-    if (!blob) continue;
-    yield* jsonlLines(Buffer.from(blob.bytes.buffer, blob.bytes.byteOffset, blob.bytes.byteLength).toString('utf8'));
-  }
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
