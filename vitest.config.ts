@@ -6,7 +6,8 @@ import { defineConfig } from 'vitest/config';
  *   (`npm run test:unit`, what a contributor runs while working);
  * - `pg`: every `*.pg.test.ts` (PostgreSQL through `DATABASE_URL`, or embedded PGlite without it),
  *   including the multi-instance suite (`npm run test:pg`);
- * - `e2e`: suites under `test/` that drive the gateway from outside (`npm run test:e2e`);
+ * - `e2e`: suites under `test/` that drive the gateway from outside, and `*.e2e.test.ts` beside the code
+ *   of packages that drive a gateway they start (the `berth` CLI) (`npm run test:e2e`);
  * - `fuzz`: the property-based suites under `test/fuzz`.
  * `npm test` runs them all.
  */
@@ -39,7 +40,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', `packages/*/src/**/${e2e}`],
           exclude: ['**/node_modules/**', 'test/fuzz/**', pg],
         },
       },

@@ -1,0 +1,10 @@
+export { run, buildProgram } from './cli.js';
+export { completionScript, SHELLS, type Shell } from './completion.js';
+export { configPath, readConfig, resolveSettings, writeConfig, type ConfigFile, type Profile, type Settings } from './config.js';
+export { GatewayClient } from './client.js';
+export { CliError, GatewayError, UsageError } from './errors.js';
+export { memoryStream, type CliIo, type OutputStream } from './io.js';
+export { renderTable } from './output.js';
+export { Progress, bar, formatBytes } from './progress.js';
+export { resources } from './resources.js';
+export type { Column, CustomMethod, FieldFlag, FieldType, Operation, QueryFlag, ResourceSpec } from './resource-spec.js';
