@@ -78,69 +78,51 @@ function model(program: Command): Model {
   return { root, nodes, globals: root.options, valueOptions };
 }
 
-/** `case` arms shared by bash and zsh: the next command path, the words of a path, options taking values, their choices. */
+/** A shell function echoing the value of the first matching `case` arm (`[pattern, value]`). */
+function echoCase(fn: string, subject: string, arms: Array<[pattern: string, value: string]>): string {
+  return `${fn}() {\n  case "${subject}" in\n${arms.map(([pattern, value]) => `    ${pattern}) echo ${quote(value)} ;;`).join('\n')}\n  esac\n}\n`;
+}
+
+/** A shell function succeeding when its argument is one of `values`. */
+function memberOf(fn: string, values: string[]): string {
+  return `${fn}() {\n  case "$1" in\n    ${values.map(quote).join('|') || "''"}) return 0 ;;\n  esac\n  return 1\n}\n`;
+}
+
+/** Functions shared by bash and zsh: the next command path, the words and options of a path, options taking values, their choices. */
 function shFunctions(m: Model, name: string): string {
-  const next = m.nodes.flatMap((node) => node.children.map((child) => `    ${child.names.map((n) => quote(`${node.path}|${n}`)).join('|')}) echo ${quote(child.path)} ;;`));
-  const words = m.nodes.map((node) => `    ${quote(node.path)}) echo ${quote([...node.children.flatMap((c) => c.names), ...node.argumentChoices].join(' '))} ;;`);
-  const options = m.nodes.map((node) => `    ${quote(node.path)}) echo ${quote(optionsAt(m, node).flatMap((o) => o.names).join(' '))} ;;`);
-  const files = m.nodes.filter((n) => n.fileArgument).map((n) => quote(n.path));
-  const takes = [...m.valueOptions.keys()].map(quote).join('|');
-  const choices = [...m.valueOptions.entries()].filter(([, o]) => o.choices.length > 0).map(([flag, o]) => `    ${quote(flag)}) echo ${quote(o.choices.join(' '))} ;;`);
-  const fileOptions = [...m.valueOptions.entries()].filter(([, o]) => o.file).map(([flag]) => quote(flag));
-  return `__${name}_next() {
-  case "$1|$2" in
-${next.join('\n')}
-  esac
+  const byPath = (words: (node: CommandNode) => string[]) => m.nodes.map((node): [string, string] => [quote(node.path), words(node).join(' ')]);
+  const values = [...m.valueOptions.entries()];
+  return [
+    echoCase(`__${name}_next`, '$1|$2', m.nodes.flatMap((node) => node.children.map((child): [string, string] => [child.names.map((n) => quote(`${node.path}|${n}`)).join('|'), child.path]))),
+    echoCase(`__${name}_words`, '$1', byPath((node) => [...node.children.flatMap((c) => c.names), ...node.argumentChoices])),
+    echoCase(`__${name}_options`, '$1', byPath((node) => optionsAt(m, node).flatMap((o) => o.names))),
+    echoCase(`__${name}_choices`, '$1', values.filter(([, o]) => o.choices.length > 0).map(([flag, o]): [string, string] => [quote(flag), o.choices.join(' ')])),
+    memberOf(`__${name}_takes_value`, values.map(([flag]) => flag)),
+    memberOf(`__${name}_file_option`, values.filter(([, o]) => o.file).map(([flag]) => flag)),
+    memberOf(`__${name}_file_argument`, m.nodes.filter((n) => n.fileArgument).map((n) => n.path)),
+    // The command path of the words before the cursor (given as arguments): option values skipped.
+    `__${name}_path() {
+  local cmdpath="" next skip=0 w
+  for w in "$@"; do
+    if [ "$skip" = 1 ]; then skip=0; continue; fi
+    if __${name}_takes_value "$w"; then skip=1; continue; fi
+    case "$w" in -*) continue ;; esac
+    next="$(__${name}_next "$cmdpath" "$w")"
+    [ -n "$next" ] && cmdpath="$next"
+  done
+  echo "$cmdpath"
 }
-__${name}_words() {
-  case "$1" in
-${words.join('\n')}
-  esac
-}
-__${name}_options() {
-  case "$1" in
-${options.join('\n')}
-  esac
-}
-__${name}_takes_value() {
-  case "$1" in
-    ${takes}) return 0 ;;
-  esac
-  return 1
-}
-__${name}_choices() {
-  case "$1" in
-${choices.join('\n')}
-  esac
-}
-__${name}_file_option() {
-  case "$1" in
-    ${fileOptions.join('|') || "''"}) return 0 ;;
-  esac
-  return 1
-}
-__${name}_file_argument() {
-  case "$1" in
-    ${files.join('|') || "''"}) return 0 ;;
-  esac
-  return 1
-}
-`;
+`,
+  ].join('');
 }
 
 function bash(m: Model, name: string): string {
   return `# ${name} completion for bash. Load it with:  source <(${name} completion bash)
 ${shFunctions(m, name)}
 _${name}() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" cmdpath="" next w i
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" cmdpath
   [[ $COMP_CWORD -gt 0 ]] && prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    w="\${COMP_WORDS[i]}"
-    if __${name}_takes_value "$w"; then i=$((i + 1)); continue; fi
-    [[ "$w" == -* ]] && continue
-    next="$(__${name}_next "$cmdpath" "$w")"
-    [[ -n "$next" ]] && cmdpath="$next"
-  done
+  cmdpath="$(__${name}_path "\${COMP_WORDS[@]:1:COMP_CWORD-1}")"
   COMPREPLY=()
   if [[ $COMP_CWORD -gt 1 ]] && __${name}_takes_value "$prev"; then
     local choices
@@ -175,15 +157,9 @@ function zsh(m: Model, name: string): string {
 # ${name} completion for zsh. Load it with:  source <(${name} completion zsh)   (after compinit)
 ${shFunctions(m, name)}
 _${name}() {
-  local cmdpath="" next w i prev choices
+  local cmdpath prev choices
   local -a items commands options
-  for ((i = 2; i < CURRENT; i++)); do
-    w="\${words[i]}"
-    if __${name}_takes_value "$w"; then i=$((i + 1)); continue; fi
-    [[ "$w" == -* ]] && continue
-    next="$(__${name}_next "$cmdpath" "$w")"
-    [[ -n "$next" ]] && cmdpath="$next"
-  done
+  cmdpath="$(__${name}_path "\${(@)words[2,CURRENT-1]}")"
   prev="\${words[CURRENT-1]}"
   if (( CURRENT > 2 )) && __${name}_takes_value "$prev"; then
     choices="$(__${name}_choices "$prev")"
