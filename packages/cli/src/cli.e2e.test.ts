@@ -126,6 +126,7 @@ describe('berth: resources', () => {
     const user = detail(await g.berth(['users', 'create', 'bob', '--role', 'user', '--email', 'bob@example.com']));
     expect(user).toMatchObject({ name: `accounts/${account}/users/bob`, role: 'user', email: 'bob@example.com' });
     expect(json(await g.berth(['users', 'update', 'bob', '--role', 'contributor', '-o', 'json']))).toMatchObject({ role: 'contributor', email: 'bob@example.com' });
+    expect(detail(await g.berth(['users', 'get', 'bob']))).toMatchObject({ role: 'contributor', email: 'bob@example.com', state: 'READY' });
     expect(parseTable(ok(await g.berth(['users', 'list', '--filter', 'role = "contributor"'])).stdout)).toEqual([
       expect.objectContaining({ ID: 'bob', ROLE: 'contributor', EMAIL: 'bob@example.com', STATE: 'READY' }),
     ]);
@@ -183,6 +184,10 @@ describe('berth: resources', () => {
     expect(parseTable(ok(await g.berth(['deployments', 'list', '--show-deleted'])).stdout).map((row) => row.ID)).toContain('chat-2');
     expect(detail(await g.berth(['deployments', 'undelete', 'chat-2']))).toMatchObject({ name: `accounts/${account}/deployments/chat-2` });
     expect(parseTable(ok(await g.berth(['deployments', 'list'])).stdout).map((row) => row.ID)).toContain('chat-2');
+    // An undeleted deployment comes back through CREATING: watch follows it to READY.
+    const watched = ok(await g.berth(['deployments', 'watch', 'chat-2', '--interval', '20', '-o', 'json']));
+    expect(JSON.parse(watched.stdout)).toMatchObject({ name: `accounts/${account}/deployments/chat-2`, state: 'READY' });
+    expect(watched.stderr.trimEnd().split('\n').at(-1)).toMatch(/^deployments chat-2 \[#{30}\] 100% READY replicas (\d)\/\1 ready/);
   });
 
   it('deployed models: an add-on on a deployment that enables them', async () => {
@@ -274,6 +279,7 @@ describe('berth: datasets and jobs with progress', () => {
     const resume = await g.berth(['rft', 'resume', 'tune']);
     expect(resume).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: .+\(FAILED_PRECONDITION, HTTP 400\)\n$/) });
     expect(parseTable(ok(await g.berth(['rft-jobs', 'list'])).stdout)).toEqual([expect.objectContaining({ ID: 'tune', DATASET: 'chat-set', EVALUATOR: 'exact', STATE: 'JOB_STATE_CANCELLED' })]);
+    expect(detail(await g.berth(['rft', 'get', 'tune']))).toMatchObject({ state: 'JOB_STATE_CANCELLED', dataset: `accounts/${account}/datasets/chat-set` });
     expect(ok(await g.berth(['rft', 'delete', 'tune'])).stdout).toBe('deleted reinforcement fine-tuning job tune\n');
   });
 });

@@ -7,7 +7,7 @@ import type { CliIo } from './io.js';
 import { printData, resourceTable } from './output.js';
 import type { FieldFlag, QueryFlag, ResourceSpec } from './resource-spec.js';
 import { buildBody, camel, readBodyFile, shortName, type JsonObject } from './values.js';
-import { deploymentOutcome, deploymentView, jobOutcome, jobView, watchResource } from './watch.js';
+import { watchKinds, watchResource } from './watch.js';
 
 type Options = Record<string, unknown>;
 
@@ -71,15 +71,15 @@ async function bodyFrom(io: CliIo, options: Options, fields: readonly FieldFlag[
 }
 
 async function watch(ctx: CommandContext, spec: ResourceSpec, client: GatewayClient, path: string, id: string, options: Options): Promise<JsonObject> {
-  const isJob = spec.watch === 'job';
+  const kind = watchKinds[spec.watch!];
   return watchResource({
     stream: ctx.progressStream,
     label: `${spec.command} ${shortName(id)}`,
     intervalMs: options.interval as number,
     timeoutMs: (options.timeout as number) * 1000,
     fetch: () => client.request<JsonObject>('GET', path),
-    view: isJob ? jobView : deploymentView,
-    outcome: isJob ? jobOutcome : deploymentOutcome,
+    view: kind.view,
+    outcome: kind.outcome,
   });
 }
 
@@ -106,7 +106,7 @@ export function registerResource(program: Command, spec: ResourceSpec, io: CliIo
     addBodyFlags(command);
     addQueryFlags(command, spec.createFlags);
     if (spec.watch) {
-      command.option('--wait', spec.watch === 'job' ? 'follow the job until it ends' : 'wait until READY, showing state and replicas');
+      command.option('--wait', watchKinds[spec.watch].waitHelp);
       addWaitFlags(command, `the ${spec.singular}`);
     }
     command.action(run(async (ctx, client, args, options) => {
@@ -204,7 +204,7 @@ export function registerResource(program: Command, spec: ResourceSpec, io: CliIo
   }
 
   if (spec.watch) {
-    const command = withParent(group.command('watch').description(spec.watch === 'job' ? 'show jobProgress as a live bar until the job ends' : 'show state and replicas until READY').argument('<id>', `${spec.singular} id or name`));
+    const command = withParent(group.command('watch').description(watchKinds[spec.watch].watchHelp).argument('<id>', `${spec.singular} id or name`));
     addWaitFlags(command, `the ${spec.singular}`);
     command.action(run(async (ctx, client, [id], options) => {
       ctx.printResource(await watch(ctx, spec, client, itemPath(spec, client, options, id!), id!, options));

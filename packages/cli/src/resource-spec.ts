@@ -1,3 +1,5 @@
+import type { WatchKindName } from './watch.js';
+
 /** The shape of one entry of the resource list: everything the generic commands need to know about a kind. */
 
 /** How a flag's text becomes a JSON value. */
@@ -77,6 +79,6 @@ export interface ResourceSpec {
   listFlags?: readonly QueryFlag[];
   deleteFlags?: readonly QueryFlag[];
   createFlags?: readonly QueryFlag[];
-  /** Long work the CLI can follow: `watch <id>` and `create --wait` poll it with a progress line. */
-  watch?: 'deployment' | 'job';
+  /** Long work the CLI can follow (a kind of `watchKinds`): `watch <id>` and `create --wait` poll it with a progress line. */
+  watch?: WatchKindName;
 }

@@ -83,3 +83,25 @@ export function jobOutcome(job: JsonObject): 'done' | 'failed' | undefined {
   if (FAILED_JOB_STATES.has(state)) return 'failed';
   return undefined;
 }
+
+/** A kind of long work: how one reading is drawn, when it is over, and the help of `watch` / `--wait`. */
+export interface WatchKind {
+  view: (resource: JsonObject) => { fraction: number | undefined; detail: string };
+  outcome: (resource: JsonObject) => 'done' | 'failed' | undefined;
+  watchHelp: string;
+  waitHelp: string;
+}
+
+export const watchKinds = {
+  deployment: { view: deploymentView, outcome: deploymentOutcome, watchHelp: 'show state and replicas until READY', waitHelp: 'wait until READY, showing state and replicas' },
+  job: { view: jobView, outcome: jobOutcome, watchHelp: 'show jobProgress as a live bar until the job ends', waitHelp: 'follow the job until it ends' },
+  /** A resource built once (evaluators): its state until ACTIVE; BUILD_FAILED fails. */
+  build: {
+    view: (r) => ({ fraction: undefined, detail: String(r.state) }),
+    outcome: (r) => (r.state === 'ACTIVE' ? 'done' : r.state === 'BUILD_FAILED' ? 'failed' : undefined),
+    watchHelp: 'show the state until ACTIVE',
+    waitHelp: 'wait until ACTIVE (built)',
+  },
+} as const satisfies Record<string, WatchKind>;
+
+export type WatchKindName = keyof typeof watchKinds;
