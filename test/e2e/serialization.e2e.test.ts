@@ -55,3 +55,27 @@ describe('HTTP serialization loses nothing', () => {
     expect(list.body.deployments).toEqual([JSON.parse(JSON.stringify(deployment))]);
   });
 });
+
+/**
+ * An unchanged resource's JSON is made once per stored version (`serializedViewOf`): repeated GETs answer
+ * the same text with the JSON media type, and a write is seen by the very next GET.
+ */
+describe('answers of unchanged resources', () => {
+  it('are the same JSON on every read and follow every update', async () => {
+    const s = h.gateway.resolve(coreServicesToken);
+    await s.models.create(systemContext('ser'), account, baseModelBody({ displayName: 'first' }), 'cached');
+    const path = `${v1}/models/cached`;
+    const reads = [await h.call<{ displayName: string; etag: string }>('GET', path), await h.call<{ displayName: string; etag: string }>('GET', path)];
+    for (const read of reads) {
+      expect(read.status).toBe(200);
+      expect(read.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(read.body.displayName).toBe('first');
+    }
+    expect(reads[1]!.body).toEqual(reads[0]!.body);
+    const updated = await h.call('PATCH', `${path}?updateMask=displayName`, { body: { displayName: 'second' } });
+    expect(updated.status).toBe(200);
+    const after = await h.call<{ displayName: string; etag: string }>('GET', path);
+    expect(after.body.displayName).toBe('second');
+    expect(after.body.etag).not.toBe(reads[0]!.body.etag);
+  });
+});

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BinaryAnswer, type Principal, type RequestContext } from '@berth/core';
+import { BinaryAnswer, serializedViewOf, type Principal, type RequestContext } from '@berth/core';
 import { parseQuery } from './query.js';
 import type { QueryValues, RouteRequest, RouteSpec } from './route-spec.js';
 
@@ -68,15 +68,21 @@ export class HttpRouteRequest implements RouteRequest {
 
 /**
  * Sends a route's result: a {@link BinaryAnswer} as its bytes with its media type, headers and
- * `Content-Length`; anything else as JSON.
+ * `Content-Length`; an immutable resource view as its JSON text made once per view
+ * ({@link serializedViewOf}); anything else as JSON.
  */
 export function sendAnswer(reply: FastifyReply, requestId: string, result: unknown): FastifyReply {
   void reply.header('x-request-id', requestId);
-  if (!(result instanceof BinaryAnswer)) return reply.send(result);
+  if (!(result instanceof BinaryAnswer)) {
+    const json = serializedViewOf(result);
+    return json === undefined ? reply.send(result) : reply.type(jsonMediaType).send(json);
+  }
   const { bytes, contentType, headers } = result;
   for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
   return reply.type(contentType).send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
+
+const jsonMediaType = 'application/json; charset=utf-8';
 
 /** The `If-Match` header's entity tag with its quotes (and a weak `W/` marker) stripped; `*` is kept. */
 export function ifMatchOf(header: string | undefined): string | undefined {

@@ -11,3 +11,4 @@ export * from './placement-defaults.js';
 export * from './date.js';
 export * from './fields.js';
 export * from './transaction-scoped-storage.js';
+export * from './serialized-views.js';

@@ -11,6 +11,7 @@ import type { ResourceDefinition } from './resource-definition.js';
 import { storedOf, type ResourceEnvironment, type StoredResourceOf } from './resource-environment.js';
 import type { StoredFields } from './schema-type.js';
 import type { GatewaySecrets } from './secrets.js';
+import { registerImmutableView } from './serialized-views.js';
 
 export interface CreateOptions {
   /** The new resource's id; generated when absent. */
@@ -349,6 +350,7 @@ export class ResourceService<T extends JsonObject = JsonObject> {
     if (cached !== undefined && cached.etag === stored.etag) return cached;
     const view = Object.freeze(this.typed({ ...data, etag: stored.etag }));
     this.etagViews.set(data, view);
+    registerImmutableView(view);
     return view;
   }
 
