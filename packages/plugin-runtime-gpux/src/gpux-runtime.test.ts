@@ -12,7 +12,8 @@ import {
   type ImageEngine,
   type SimulatedProvisioner,
 } from '@berth/core';
-import { describeRuntimeContract } from '@berth/core/testing';
+import { describeRuntimeContract, memoryModelFileSource } from '@berth/core/testing';
+import { modelFetcherScript, type FetchPlan } from '@berth/runtime-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGpuxRuntime, gpuxAcceleratorTypes, gpuxRuntime } from './index.js';
 
@@ -176,6 +177,36 @@ async function startFakeKubernetes(): Promise<{ url: string; requests: Recorded[
       }),
   };
 }
+
+describe('GPUX replicas of an uploaded model on Kubernetes', () => {
+  it('render the download step on short-lived signed URLs, the engine on the local files and run-time LoRA', async () => {
+    const applied: { kind: string; spec?: unknown }[] = [];
+    const api = { apply: async (_ctx: unknown, m: { kind: string }) => void applied.push(m), delete: async () => {}, list: async () => [] };
+    const runtime = createGpuxRuntime({ provisioner: { kind: 'kubernetes', api, gatewayUrl: 'https://berth.internal', downloadUrlTtlSeconds: 300 } });
+    const weights = memoryModelFileSource('accounts/a/models/mine', { 'config.json': '{}', 'model.safetensors': new Uint8Array(32) });
+    await runtime.provisioner.startReplica(systemContext('test'), {
+      replicaId: 'mine-0',
+      deployment: 'accounts/a/deployments/mine',
+      spec: { baseModel: 'accounts/a/models/mine', acceleratorType: 'GPUX_L4_24GB', acceleratorCount: 1, enableAddons: true },
+      weights,
+    });
+    await runtime.provisioner.close();
+    type Container = { name: string; command?: string[]; args: string[]; env: { name: string; value: string }[] };
+    const pod = (applied[0]!.spec as { template: { spec: { initContainers: Container[]; containers: Container[] } } }).template.spec;
+    const init = pod.initContainers[0]!;
+    expect(init.command).toEqual(['python3', '-c', modelFetcherScript, 'once']);
+    const plan = JSON.parse(init.env.find((e) => e.name === 'BERTH_FETCH_PLAN')!.value) as FetchPlan;
+    expect(plan.files.map((f) => f.url)).toEqual([
+      `https://berth.internal${weights.signedUrl('config.json', 300)}`,
+      `https://berth.internal${weights.signedUrl('model.safetensors', 300)}`,
+    ]);
+    const engine = pod.containers[0]!;
+    expect(engine.args.slice(0, 4)).toEqual(['--model', '/models/weights', '--served-model-name', 'accounts/a/models/mine']);
+    expect(engine.args.join(' ')).toContain('--enable-lora --max-loras 4 --max-cpu-loras 4 --max-lora-rank 64');
+    expect(engine.env).toEqual(expect.arrayContaining([{ name: 'GPUX_VISIBLE_DEVICES', value: '0' }, { name: 'VLLM_ALLOW_RUNTIME_LORA_UPDATING', value: 'True' }]));
+    expect(pod.containers.map((c) => c.name)).toEqual(['engine', 'addon-fetcher']);
+  });
+});
 
 describe('kubernetes provisioner through @kubernetes/client-node', () => {
   const closers: (() => Promise<void>)[] = [];

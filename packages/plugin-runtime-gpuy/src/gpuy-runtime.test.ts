@@ -8,8 +8,9 @@ import {
   type ImageEngine,
   type SimulatedProvisioner,
 } from '@berth/core';
-import { describeRuntimeContract } from '@berth/core/testing';
-import { renderKubernetesManifests } from '@berth/runtime-kit';
+import { describeRuntimeContract, memoryModelFileSource } from '@berth/core/testing';
+import { fetchPlanOf, modelFetcherScript, renderKubernetesManifests, uploadedWeightsPath } from '@berth/runtime-kit';
+import { sglangAdapterApi } from '@berth/core';
 import { describe, expect, it } from 'vitest';
 import { createGpuyRuntime, gpuyAcceleratorTypes, gpuyRuntime } from './index.js';
 
@@ -74,6 +75,36 @@ describe('GPUY launch specs and manifests', () => {
     expect(podSpec.tolerations).toEqual([{ key: 'gpuy.example/gpu', operator: 'Exists', effect: 'NoSchedule' }]);
     expect(podSpec.containers[0]?.image).toBe('registry.example/gpuy-engine:2');
     expect(service.kind).toBe('Service');
+  });
+});
+
+describe('GPUY replicas of an uploaded model with add-ons', () => {
+  const weights = memoryModelFileSource('accounts/a/models/up', { 'config.json': '{}', 'model-00001-of-00001.safetensors': new Uint8Array(64) });
+  const spec = { baseModel: 'accounts/a/models/up', acceleratorType: 'GPUY_MI300X_192GB', acceleratorCount: 1, enableAddons: true, numPeftDeviceCached: 6 } as const;
+
+  it('downloads the files in an init container and starts the engine on them, with run-time LoRA enabled', () => {
+    const runtime = createGpuyRuntime();
+    const path = uploadedWeightsPath({});
+    const launch = runtime.renderLaunchSpec({ ...spec, checkpointUri: path });
+    const plan = fetchPlanOf(weights, path, 'http://gateway.berth:8080', 600);
+    const { deployment } = renderKubernetesManifests(launch, { replicaId: 'up-0', deployment: 'accounts/a/deployments/up', spec, weights }, { namespace: 'ml', gatewayUrl: 'http://gateway.berth:8080' }, plan);
+    type Container = { name: string; command?: string[]; args?: string[]; env?: { name: string; value: string }[]; resources?: unknown };
+    const pod = (deployment.spec?.template as unknown as { spec: { initContainers: Container[]; containers: Container[] } }).spec;
+    expect(pod.initContainers.map((c) => [c.name, c.command?.at(-1)])).toEqual([['model-download', 'once']]);
+    const planEnv = pod.initContainers[0]!.env!.find((e) => e.name === 'BERTH_FETCH_PLAN')!.value;
+    expect(JSON.parse(planEnv)).toMatchObject({ dir: '/models/weights', files: [{ path: 'config.json', size: 2 }, { path: 'model-00001-of-00001.safetensors', size: 64 }] });
+    const engine = pod.containers[0]!;
+    expect(engine.resources).toEqual({ limits: { 'gpuy.example/gpu': 1 }, requests: { 'gpuy.example/gpu': 1 } });
+    expect(engine.args!.join(' ')).toMatch(/^--model \/models\/weights --served-model-name accounts\/a\/models\/up .* --enable-lora --max-loras 6 --max-cpu-loras 6 --max-lora-rank 64/);
+    expect(engine.env).toEqual(expect.arrayContaining([{ name: 'GPUY_VISIBLE_DEVICES', value: '0' }, { name: 'VLLM_ALLOW_RUNTIME_LORA_UPDATING', value: 'True' }]));
+    expect(pod.containers[1]).toMatchObject({ name: 'addon-fetcher', command: ['python3', '-c', modelFetcherScript, 'serve', '8081'] });
+  });
+
+  it('takes another engine’s adapter routes through the launch profile (SGLang)', () => {
+    const launch = createGpuyRuntime({ launch: { adapterApi: sglangAdapterApi } }).renderLaunchSpec(spec);
+    expect(launch.adapterApi).toEqual(sglangAdapterApi);
+    expect(Object.keys(launch.env)).not.toContain('VLLM_ALLOW_RUNTIME_LORA_UPDATING');
+    expect(createGpuyRuntime().renderLaunchSpec({ ...spec, enableAddons: false }).adapterApi).toBeUndefined();
   });
 });
 

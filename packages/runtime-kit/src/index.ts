@@ -9,3 +9,5 @@ export * from './kubernetes-provisioner.js';
 export * from './kubernetes-client.js';
 export * from './vendor-runtime.js';
 export * from './accelerator-catalogue.js';
+export * from './kubernetes-adapters.js';
+export * from './model-fetcher.js';

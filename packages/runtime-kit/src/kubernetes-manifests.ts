@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { JsonObject, LaunchSpec, StartReplicaRequest } from '@berth/core';
+import { modelFetcherScript, type FetchPlan } from './model-fetcher.js';
 
 /** A Kubernetes object as JSON: enough typing to build and read the manifests Berth renders. */
 export interface KubernetesManifest {
@@ -49,6 +50,19 @@ export interface KubernetesManifestOptions {
   readonly imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   /** Extra labels on every object. */
   readonly labels?: Readonly<Record<string, string>>;
+  /**
+   * The gateway's base URL as pods reach it (e.g. `http://berth.berth.svc.cluster.local:8080`): replicas
+   * download uploaded model files and add-ons from its signed URLs. Without it, only models the engine
+   * fetches by name can be served.
+   */
+  readonly gatewayUrl?: string;
+  /** Port of the `addon-fetcher` sidecar on replicas of deployments with add-ons. Default 8081. */
+  readonly addonFetcherPort?: number;
+}
+
+/** Where an uploaded base model's files go on a replica (the engine's `--model`). */
+export function uploadedWeightsPath(options: Pick<KubernetesManifestOptions, 'modelCachePath'>): string {
+  return `${options.modelCachePath ?? '/models'}/weights`;
 }
 
 /** Name of a replica's Deployment and Service. */
@@ -67,11 +81,19 @@ export function deploymentLabelValue(deployment: string): string {
  * device resource (limits = requests = acceleratorCount), is pinned by node selector to its accelerator type,
  * tolerates the device taint, gets the visibility env var, a memory-backed `/dev/shm` for tensor parallelism,
  * a model cache filled by a `model-download` init container, and readiness/startup probes on `/health`.
+ *
+ * An uploaded base model (`weightsPlan`) is downloaded by the `model-download` init container running the
+ * model fetcher ({@link modelFetcherScript}) on the plan's short-lived signed URLs into
+ * {@link uploadedWeightsPath}, checking each file's size and SHA-256; the pod spec holds no other credential.
+ * A deployment with add-ons gets the `addon-fetcher` sidecar (same program, serving `POST /fetch` on
+ * `addonFetcherPort`, exposed by the Service as port `fetch`) that downloads add-on files into the shared
+ * cache before the gateway asks the engine to load them.
  */
 export function renderKubernetesManifests(
   launch: LaunchSpec,
   request: StartReplicaRequest,
   options: KubernetesManifestOptions,
+  weightsPlan?: FetchPlan,
 ): { readonly deployment: KubernetesManifest; readonly service: KubernetesManifest } {
   const name = kubernetesReplicaName(request.replicaId);
   const cache = options.modelCachePath ?? '/models';
@@ -96,8 +118,24 @@ export function renderKubernetesManifests(
     { name: 'model-cache', mountPath: cache },
     { name: 'shm', mountPath: '/dev/shm' },
   ];
-  const initContainers =
-    options.downloadInitContainer === false
+  const pullPolicy: JsonObject = options.imagePullPolicy ? { imagePullPolicy: options.imagePullPolicy } : {};
+  const fetcherEnv = (root: string) => [
+    { name: 'BERTH_GATEWAY_URL', value: options.gatewayUrl ?? '' },
+    { name: 'BERTH_FETCH_ROOT', value: root },
+  ];
+  const initContainers = weightsPlan
+    ? [
+        {
+          name: 'model-download',
+          image: launch.image,
+          command: ['python3', '-c', modelFetcherScript, 'once'],
+          env: [...fetcherEnv(cache), { name: 'BERTH_FETCH_PLAN', value: JSON.stringify(weightsPlan) }],
+          volumeMounts: [{ name: 'model-cache', mountPath: cache }],
+          terminationMessagePolicy: 'FallbackToLogsOnError',
+          ...pullPolicy,
+        },
+      ]
+    : options.downloadInitContainer === false
       ? []
       : [
           {
@@ -105,9 +143,24 @@ export function renderKubernetesManifests(
             image: launch.image,
             args: ['download', '--model', launch.engineArgs.model, '--download-dir', cache],
             volumeMounts: [{ name: 'model-cache', mountPath: cache }],
-            ...(options.imagePullPolicy ? { imagePullPolicy: options.imagePullPolicy } : {}),
+            ...pullPolicy,
           },
         ];
+  const fetcherPort = options.addonFetcherPort ?? 8081;
+  const sidecars = launch.engineArgs.lora
+    ? [
+        {
+          name: 'addon-fetcher',
+          image: launch.image,
+          command: ['python3', '-c', modelFetcherScript, 'serve', String(fetcherPort)],
+          env: fetcherEnv(`${cache}/addons`),
+          ports: [{ name: 'fetch', containerPort: fetcherPort, protocol: 'TCP' }],
+          readinessProbe: { httpGet: { path: '/health', port: 'fetch' }, periodSeconds: 5, failureThreshold: 3 },
+          volumeMounts: [{ name: 'model-cache', mountPath: cache }],
+          ...pullPolicy,
+        },
+      ]
+    : [];
   const probe = (failureThreshold: number, periodSeconds: number) => ({
     httpGet: { path: '/health', port: 'http' },
     periodSeconds,
@@ -140,8 +193,9 @@ export function renderKubernetesManifests(
               readinessProbe: probe(3, 5),
               startupProbe: probe(360, 5),
               volumeMounts,
-              ...(options.imagePullPolicy ? { imagePullPolicy: options.imagePullPolicy } : {}),
+              ...pullPolicy,
             },
+            ...sidecars,
           ],
           volumes: [
             { name: 'model-cache', emptyDir: {} },
@@ -158,7 +212,10 @@ export function renderKubernetesManifests(
     spec: {
       type: 'ClusterIP',
       selector: { [berthLabels.replica]: request.replicaId },
-      ports: [{ name: 'http', port: launch.port, targetPort: 'http', protocol: 'TCP' }],
+      ports: [
+        { name: 'http', port: launch.port, targetPort: 'http', protocol: 'TCP' },
+        ...(sidecars.length > 0 ? [{ name: 'fetch', port: fetcherPort, targetPort: 'fetch', protocol: 'TCP' }] : []),
+      ],
     },
   };
   return { deployment, service };

@@ -1,10 +1,13 @@
-import { isGatewayError, unavailable, assertReplicaId, ReplicaTracker, systemContext, type RequestContext, type JsonObject, type JsonValue, type LaunchSpec, type Provisioner, type ReplicaHandle, type ReplicaPhase, type ReplicaSpec, type StartReplicaRequest } from '@berth/core';
+import { isGatewayError, failedPrecondition, unavailable, assertReplicaId, ReplicaTracker, systemContext, type EngineAdapterApi, type RequestContext, type JsonObject, type JsonValue, type LaunchSpec, type Provisioner, type ReplicaHandle, type ReplicaPhase, type ReplicaSpec, type StartReplicaRequest } from '@berth/core';
+import { kubernetesReplicaAdapters } from './kubernetes-adapters.js';
+import { fetchPlanOf, type FetchPlan } from './model-fetcher.js';
 import {
   berthAnnotations,
   berthLabels,
   deploymentLabelValue,
   kubernetesReplicaName,
   renderKubernetesManifests,
+  uploadedWeightsPath,
   type KubernetesManifest,
   type KubernetesManifestOptions,
   type KubernetesObjectRef,
@@ -112,6 +115,8 @@ export interface KubernetesProvisionerOptions extends Partial<KubernetesManifest
   readonly failAfterRestarts?: number;
   /** The endpoint of a ready replica. Default `http://{service}.{namespace}.svc.cluster.local:{port}`. */
   readonly endpointFor?: (service: string, namespace: string, port: number) => string;
+  /** How long the signed download URLs handed to a replica stay valid. Default 3600 s. */
+  readonly downloadUrlTtlSeconds?: number;
 }
 
 const fatalWaitingReasons = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'CreateContainerConfigError', 'CreateContainerError']);
@@ -126,6 +131,7 @@ interface PodView {
 interface ContainerStatusView {
   readonly name?: string;
   readonly restartCount?: number;
+  readonly lastState?: { readonly terminated?: { readonly exitCode?: number; readonly message?: string } };
   readonly state?: {
     readonly waiting?: { readonly reason?: string; readonly message?: string };
     readonly running?: JsonObject;
@@ -162,7 +168,9 @@ export function replicaPhaseFromPod(pod: KubernetesManifest | undefined, failAft
       return { phase: 'failed', message: `${status.name ?? 'container'}: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}` };
     }
     if ((status.restartCount ?? 0) > failAfterRestarts) {
-      return { phase: 'failed', message: `${status.name ?? 'container'} restarted ${status.restartCount} times` };
+      // The model fetcher's last words (terminationMessagePolicy FallbackToLogsOnError) say which file failed.
+      const last = status.lastState?.terminated?.message?.trim();
+      return { phase: 'failed', message: `${status.name ?? 'container'} restarted ${status.restartCount} times${last ? `: ${last.slice(-500)}` : ''}` };
     }
   }
   const condition = (type: string) => view.conditions.find((c) => c.type === type);
@@ -199,7 +207,9 @@ export function kubernetesProvisioner(options: KubernetesProvisionerOptions): Pr
   const failAfterRestarts = options.failAfterRestarts ?? 3;
   const manifestOptions: KubernetesManifestOptions = { ...options, namespace };
   const endpointFor = options.endpointFor ?? ((service: string, ns: string, port: number) => `http://${service}.${ns}.svc.cluster.local:${port}`);
-  const trackers = new Map<string, { tracker: ReplicaTracker; port: number }>();
+  const trackers = new Map<string, { tracker: ReplicaTracker; port: number; adapterApi: EngineAdapterApi | undefined }>();
+  const ttlSeconds = options.downloadUrlTtlSeconds ?? 3600;
+  const fetcherPort = options.addonFetcherPort ?? 8081;
   const vendorSelector = `${berthLabels.managedBy}=berth,${berthLabels.vendor}=${options.vendor}`;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let polling: Promise<void> | undefined;
@@ -236,23 +246,48 @@ export function kubernetesProvisioner(options: KubernetesProvisionerOptions): Pr
     timer.unref();
   };
 
-  const track = (replicaId: string, deployment: string, spec: ReplicaSpec, port: number): ReplicaTracker => {
+  const track = (replicaId: string, deployment: string, spec: ReplicaSpec, launch: LaunchSpec): ReplicaTracker => {
     const tracker = new ReplicaTracker(replicaId, deployment, spec);
-    trackers.set(replicaId, { tracker, port });
+    trackers.set(replicaId, { tracker, port: launch.port, adapterApi: launch.adapterApi });
     return tracker;
+  };
+
+  /** An uploaded base model: its fetch plan, and the spec pointing the engine at the downloaded files. */
+  const weightsOf = (request: StartReplicaRequest): { spec: ReplicaSpec; plan?: FetchPlan } => {
+    const weights = request.weights;
+    if (!weights) return { spec: request.spec };
+    if (!options.gatewayUrl) {
+      throw failedPrecondition(`model ${weights.model} was uploaded to the gateway: the kubernetes provisioner needs gatewayUrl for replicas to download it`, {
+        reason: 'GATEWAY_URL_MISSING',
+      });
+    }
+    const plan = fetchPlanOf(weights, uploadedWeightsPath(manifestOptions), options.gatewayUrl, ttlSeconds);
+    return { spec: { ...request.spec, checkpointUri: plan.dir }, plan };
   };
 
   return {
     kind: 'kubernetes',
+    adapters: kubernetesReplicaAdapters({
+      replica: (replicaId) => {
+        const entry = trackers.get(replicaId);
+        if (!entry) return undefined;
+        const service = kubernetesReplicaName(replicaId);
+        return { endpoint: entry.tracker.status().endpoint, fetcher: endpointFor(service, namespace, fetcherPort), api: entry.adapterApi };
+      },
+      gatewayUrl: options.gatewayUrl,
+      modelCachePath: options.modelCachePath ?? '/models',
+      urlTtlSeconds: ttlSeconds,
+    }),
     async startReplica(ctx, request: StartReplicaRequest): Promise<ReplicaHandle> {
       assertReplicaId(request.replicaId);
       const existing = trackers.get(request.replicaId);
       if (existing && !existing.tracker.terminal) return existing.tracker;
-      const launch = options.renderLaunchSpec(request.spec);
-      const { deployment, service } = renderKubernetesManifests(launch, request, manifestOptions);
+      const { spec, plan } = weightsOf(request);
+      const launch = options.renderLaunchSpec(spec);
+      const { deployment, service } = renderKubernetesManifests(launch, request, manifestOptions, plan);
       await options.api.apply(ctx, deployment);
       await options.api.apply(ctx, service);
-      const tracker = track(request.replicaId, request.deployment, request.spec, launch.port);
+      const tracker = track(request.replicaId, request.deployment, request.spec, launch);
       closed = false;
       schedulePoll();
       return tracker;
@@ -283,8 +318,7 @@ export function kubernetesProvisioner(options: KubernetesProvisionerOptions): Pr
           } catch {
             continue;
           }
-          const port = options.renderLaunchSpec(spec).port;
-          track(replicaId, deploymentName, spec, port);
+          track(replicaId, deploymentName, spec, options.renderLaunchSpec(spec));
           entry = trackers.get(replicaId);
         }
         if (entry) handles.push(entry.tracker);

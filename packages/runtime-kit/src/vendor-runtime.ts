@@ -14,6 +14,8 @@ export interface KubernetesProvisionerChoice extends Partial<KubernetesManifestO
   readonly pollIntervalMs?: number;
   readonly failAfterRestarts?: number;
   readonly endpointFor?: (service: string, namespace: string, port: number) => string;
+  /** How long the signed download URLs handed to replicas stay valid. Default 3600 s. */
+  readonly downloadUrlTtlSeconds?: number;
 }
 
 /** Options of a vendor runtime that can also provision on Kubernetes. */

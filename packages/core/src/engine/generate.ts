@@ -48,6 +48,11 @@ export interface GenerateInput {
   readonly parallelToolCalls?: boolean;
   /** Index of the choice when several (`n`) are generated; varies the output. */
   readonly choiceIndex?: number;
+  /**
+   * Digest of a LoRA adapter's weights answering under `model`: part of the seed, so two adapters (and the
+   * base model) answer the same prompt differently, and the same adapter bytes always answer alike.
+   */
+  readonly adapter?: string;
 }
 
 export interface GeneratedToolCall {
@@ -89,7 +94,8 @@ const vocabulary = [
 ];
 
 /**
- * The reference engine's generator: pure and deterministic in (model, prompt or messages, seed, choiceIndex).
+ * The reference engine's generator: pure and deterministic in (model, prompt or messages, seed, choiceIndex,
+ * adapter digest).
  *
  * Text: 12–48 tokens of words drawn from a fixed vocabulary by a PRNG seeded with a hash of those inputs,
  * cut at `maxTokens` or at the room left in the context window (finish `length`), or at the first `stop`
@@ -128,7 +134,9 @@ export function generateCompletion(input: GenerateInput): GenerateResult {
       { field, reason: 'CONTEXT_LENGTH_EXCEEDED' },
     );
   }
-  const seedText = `${input.model}\u0000${promptText}\u0000${input.seed ?? 0}\u0000${input.choiceIndex ?? 0}`;
+  const seedText =
+    `${input.model}\u0000${promptText}\u0000${input.seed ?? 0}\u0000${input.choiceIndex ?? 0}` +
+    (input.adapter !== undefined ? `\u0000adapter\u0000${input.adapter}` : '');
   const random = createPrng(seedText);
   const room = Math.min(input.maxTokens ?? Number.POSITIVE_INFINITY, contextLength - promptTokens);
 

@@ -12,6 +12,7 @@ import {
   type GeneratorToolChoice,
   type TokenUsage,
 } from './generate.js';
+import { AdapterError, ReferenceAdapters, type LoadedAdapter } from './reference-adapters.js';
 
 /** `owned_by` of every model the reference engine lists. */
 export const referenceEngineOwner = 'berth-reference-engine';
@@ -49,8 +50,14 @@ export interface ReferenceEngineOptions {
   readonly host?: string;
   /** Model ids served (listed by `/v1/models`). Default `['reference-model']`. */
   readonly modelIds?: readonly string[];
-  /** Also answer for model ids not in `modelIds` (LoRA add-ons on a deployment). Default false. */
+  /** Also answer for model ids not in `modelIds` nor loaded as adapters. Default false. */
   readonly acceptUnknownModels?: boolean;
+  /**
+   * LoRA at run time, as vLLM with `--enable-lora --max-loras N` and `VLLM_ALLOW_RUNTIME_LORA_UPDATING`:
+   * `POST /v1/load_lora_adapter` `{lora_name, lora_path}` and `POST /v1/unload_lora_adapter` `{lora_name}`;
+   * at most `maxLoras` loaded at once. Absent: those routes are 404.
+   */
+  readonly lora?: { readonly maxLoras: number };
   /** Context window in tokens. Default 8192. */
   readonly contextLength?: number;
   readonly speed?: EngineSpeed;
@@ -73,6 +80,9 @@ export interface EngineStats {
   readonly clientDisconnects: number;
   /** Streams in progress. */
   readonly activeStreams: number;
+  /** LoRA adapters loaded (successful `/v1/load_lora_adapter` calls) and unloaded since start. */
+  readonly adapterLoads: number;
+  readonly adapterUnloads: number;
 }
 
 /** A running reference engine. */
@@ -83,6 +93,8 @@ export interface ReferenceEngine {
   setFaults(faults: EngineFaults): void;
   setSpeed(speed: EngineSpeed): void;
   stats(): EngineStats;
+  /** The LoRA adapters loaded now. */
+  adapters(): readonly LoadedAdapter[];
   /** Stops listening and cuts open connections. Idempotent. */
   close(): Promise<void>;
 }
@@ -113,8 +125,9 @@ const maxBodyBytes = 4 * 1024 * 1024;
 /**
  * Starts the reference engine: an OpenAI-compatible server on node:http for tests, local development and the
  * simulated provisioner. Routes: `POST /v1/chat/completions`, `POST /v1/completions` (both with `stream` and
- * `stream_options.include_usage`), `GET /v1/models`, `GET /health`. Output comes from {@link generateCompletion}:
- * deterministic in (model, prompt, seed); `temperature`/`top_p` are validated but do not change it.
+ * `stream_options.include_usage`), `GET /v1/models` (loaded adapters listed with their `parent`), `GET /health`,
+ * and with `lora` the adapter routes. Output comes from {@link generateCompletion}: deterministic in (model,
+ * prompt, seed, and a loaded adapter's digest); `temperature`/`top_p` are validated but do not change it.
  * Errors use the OpenAI body `{error: {message, type, param, code}}`.
  */
 export async function startReferenceEngine(options: ReferenceEngineOptions = {}): Promise<ReferenceEngine> {
@@ -125,6 +138,7 @@ export async function startReferenceEngine(options: ReferenceEngineOptions = {})
   let faults: EngineFaults = options.faults ?? {};
   const counters: Counters = { requests: 0, completed: 0, errors: 0, dropped: 0, clientDisconnects: 0, activeStreams: 0 };
   const createdAt = Math.floor(Date.now() / 1000);
+  const adapters = options.lora ? new ReferenceAdapters(options.lora.maxLoras, modelIds) : undefined;
 
   const server = createServer((req, res) => {
     res.setHeader(referenceEngineHeader, 'reference');
@@ -154,10 +168,26 @@ export async function startReferenceEngine(options: ReferenceEngineOptions = {})
       return;
     }
     if (req.method === 'GET' && path === '/v1/models') {
+      const card = (id: string, root: string, parent: string | null) => ({
+        id,
+        object: 'model',
+        created: createdAt,
+        owned_by: referenceEngineOwner,
+        root,
+        parent,
+        max_model_len: contextLength,
+      });
       sendJson(res, 200, {
         object: 'list',
-        data: modelIds.map((id) => ({ id, object: 'model', created: createdAt, owned_by: referenceEngineOwner, max_model_len: contextLength })),
+        data: [
+          ...modelIds.map((id) => card(id, id, null)),
+          ...(adapters?.list() ?? []).map((a) => card(a.name, a.path, modelIds[0] ?? null)),
+        ],
       });
+      return;
+    }
+    if (adapters && req.method === 'POST' && (path === '/v1/load_lora_adapter' || path === '/v1/unload_lora_adapter')) {
+      await adapterCall(adapters, path === '/v1/load_lora_adapter' ? 'load' : 'unload', req, res);
       return;
     }
     const route = path === '/v1/chat/completions' ? 'chat' : path === '/v1/completions' ? 'completion' : undefined;
@@ -175,7 +205,8 @@ export async function startReferenceEngine(options: ReferenceEngineOptions = {})
     try {
       const body = await readJson(req);
       const request = route === 'chat' ? parseChatRequest(body) : parseCompletionRequest(body);
-      if (!modelIds.includes(request.model) && !options.acceptUnknownModels) {
+      const adapter = adapters?.get(request.model);
+      if (!modelIds.includes(request.model) && !adapter && !options.acceptUnknownModels) {
         throw new HttpError(404, `The model \`${request.model}\` does not exist.`, 'invalid_request_error', 'model', 'model_not_found');
       }
       const current = faults;
@@ -184,7 +215,7 @@ export async function startReferenceEngine(options: ReferenceEngineOptions = {})
         throw new HttpError(current.errorStatus ?? 500, 'injected fault: the reference engine failed this request', 'server_error', null, 'injected_fault');
       }
       const drop = Boolean(current.dropConnectionRate && random() < current.dropConnectionRate);
-      const results = generateAll(request);
+      const results = generateAll(request, adapter?.digest);
       if (request.stream) {
         await stream(res, request, results, drop ? (current.dropAfterChunks ?? 2) : undefined, () => connectionGone);
       } else {
@@ -210,7 +241,7 @@ export async function startReferenceEngine(options: ReferenceEngineOptions = {})
     return tps > 0 ? (tokens * 1000) / tps : 0;
   }
 
-  function generateAll(request: ParsedRequest): GenerateResult[] {
+  function generateAll(request: ParsedRequest, adapter: string | undefined): GenerateResult[] {
     const results: GenerateResult[] = [];
     const prompts = request.kind === 'chat' ? [undefined] : request.prompts;
     for (const prompt of prompts) {
@@ -227,6 +258,7 @@ export async function startReferenceEngine(options: ReferenceEngineOptions = {})
             ...(request.kind === 'chat' && request.toolChoice ? { toolChoice: request.toolChoice } : {}),
             ...(request.kind === 'chat' ? { parallelToolCalls: request.parallelToolCalls } : {}),
             choiceIndex: i,
+            ...(adapter !== undefined ? { adapter } : {}),
           }),
         );
       }
@@ -317,7 +349,8 @@ export async function startReferenceEngine(options: ReferenceEngineOptions = {})
     setSpeed(next) {
       speed = next;
     },
-    stats: () => ({ ...counters }),
+    stats: () => ({ ...counters, adapterLoads: adapters?.loads ?? 0, adapterUnloads: adapters?.unloads ?? 0 }),
+    adapters: () => adapters?.list() ?? [],
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -326,6 +359,29 @@ export async function startReferenceEngine(options: ReferenceEngineOptions = {})
       return closing;
     },
   };
+}
+
+/** `/v1/load_lora_adapter` and `/v1/unload_lora_adapter`: vLLM's bodies, its plain-text success answers and error statuses. */
+async function adapterCall(adapters: ReferenceAdapters, action: 'load' | 'unload', req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readJson(req);
+  if (!isObject(body) || typeof body.lora_name !== 'string' || body.lora_name.length === 0) throw invalid('lora_name is required', 'lora_name');
+  const name = body.lora_name;
+  try {
+    if (action === 'load') {
+      if (typeof body.lora_path !== 'string' || body.lora_path.length === 0) throw invalid('lora_path is required', 'lora_path');
+      await adapters.load(name, body.lora_path);
+    } else {
+      adapters.unload(name);
+    }
+  } catch (error) {
+    if (error instanceof AdapterError) {
+      throw new HttpError(error.status, error.message, error.status === 404 ? 'NotFoundError' : 'InvalidUserInput', null, null);
+    }
+    throw error;
+  }
+  const text = `Success: LoRA adapter '${name}' ${action === 'load' ? 'added' : 'removed'} successfully.`;
+  res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
 }
 
 interface ChatRequest {

@@ -84,6 +84,24 @@ export interface LaunchProfile {
   readonly port?: number;
   /** Extra environment for every replica of this vendor. */
   readonly env?: Readonly<Record<string, string>>;
+  /** How the engine loads LoRA add-ons at run time. Default: vLLM's routes ({@link EngineAdapterApi}). */
+  readonly adapterApi?: EngineAdapterApi;
+}
+
+/**
+ * An engine's routes for LoRA adapters at run time, and the environment that enables them on a deployment
+ * with add-ons. vLLM: `POST /v1/load_lora_adapter` `{lora_name, lora_path}`, `POST /v1/unload_lora_adapter`
+ * `{lora_name}`, adapters listed by `GET /v1/models` with a `parent`, enabled by
+ * `VLLM_ALLOW_RUNTIME_LORA_UPDATING=True`. SGLang serves the same bodies on `/load_lora_adapter` and
+ * `/unload_lora_adapter`.
+ */
+export interface EngineAdapterApi {
+  readonly loadPath: string;
+  readonly unloadPath: string;
+  /** Lists the served models, adapters among them with a non-null `parent`. */
+  readonly modelsPath: string;
+  /** Set on replicas of deployments with `enableAddons`. */
+  readonly env: Readonly<Record<string, string>>;
 }
 
 /** A rendered, platform-neutral description of how to run one replica. */
@@ -101,6 +119,8 @@ export interface LaunchSpec {
   /** Node selector pinning the replica to nodes with its accelerator type. */
   readonly nodeSelector: Readonly<Record<string, string>>;
   readonly port: number;
+  /** How the engine loads add-ons at run time; set when the replica serves add-ons (`enableAddons`). */
+  readonly adapterApi?: EngineAdapterApi;
 }
 
 /** Input of {@link AcceleratorRuntime.validate}. */

@@ -12,6 +12,7 @@ export * from './authenticator.js';
 export * from './api-keys.js';
 export * from './accelerator-runtime.js';
 export * from './provisioner.js';
+export * from './model-files.js';
 export * from './serving-directory.js';
 export * from './serving-advisor.js';
 export * from './egress-http.js';

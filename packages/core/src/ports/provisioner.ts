@@ -1,5 +1,6 @@
 import type { RequestContext } from '../contracts/request-context.js';
 import type { Precision } from '../contracts/precision.js';
+import type { ModelFileSource } from './model-files.js';
 
 /**
  * An accelerator type string (UPPER_SNAKE, e.g. `GPUX_H100_80GB`). The types a
@@ -50,6 +51,40 @@ export interface StartReplicaRequest {
   /** Deployment resource name, e.g. `accounts/a/deployments/d`. Used to list replicas for re-adoption. */
   readonly deployment: string;
   readonly spec: ReplicaSpec;
+  /**
+   * The base model's uploaded files, when it was uploaded to the gateway: the replica loads its weights from
+   * them (and fails, naming the file, when one is missing or does not match its recorded size and SHA-256).
+   * Absent: the engine loads `spec.checkpointUri` or the model name itself.
+   */
+  readonly weights?: ModelFileSource;
+}
+
+/** A LoRA add-on to load on a replica. */
+export interface AdapterLoad {
+  /** The name requests use for it: the add-on model's resource name. */
+  readonly name: string;
+  /** Its uploaded files; absent for an add-on registered without files (the engine resolves the name itself). */
+  readonly source?: ModelFileSource;
+}
+
+/**
+ * Loads and unloads LoRA add-ons on running replicas (deployments with `enableAddons`), without a restart.
+ * The serving layer decides what is loaded where (at most `numPeftDeviceCached` per replica); a provisioner
+ * only carries the calls out, through its engine's documented adapter API.
+ */
+export interface ReplicaAdapters {
+  /**
+   * Loads an add-on on a ready replica; resolves once requests naming it are served. Loading one already
+   * loaded succeeds.
+   * @throws GatewayError FAILED_PRECONDITION when a file is missing or does not match what was recorded (the
+   *   message names the file), or the engine refuses the adapter; NOT_FOUND for an unknown replica;
+   *   UNAVAILABLE when the replica cannot be reached.
+   */
+  load(ctx: RequestContext, replicaId: string, adapter: AdapterLoad): Promise<void>;
+  /** Unloads an add-on; unloading one that is not loaded succeeds. UNAVAILABLE when the replica cannot be reached. */
+  unload(ctx: RequestContext, replicaId: string, name: string): Promise<void>;
+  /** The add-ons a replica has loaded now (read from its engine). */
+  loaded(ctx: RequestContext, replicaId: string): Promise<readonly string[]>;
 }
 
 
@@ -131,6 +166,8 @@ export interface ReplicaHandle {
 export interface Provisioner {
   /** `simulated`, `static`, `kubernetes` or a third party's name. */
   readonly kind: string;
+  /** Present when the provisioner's replicas load LoRA add-ons at run time. */
+  readonly adapters?: ReplicaAdapters;
   /**
    * Starts a replica and returns its handle at once (phase `pending_scheduling` or later); the phases advance
    * in the background. Idempotent on `replicaId`: starting an existing, non-terminal replica returns it.

@@ -2,6 +2,7 @@ import { invalidArgument } from '../errors/index.js';
 import type { AcceleratorRuntime, AcceleratorSelection, AcceleratorTypeInfo, LaunchProfile } from '../ports/accelerator-runtime.js';
 import type { Provisioner } from '../ports/provisioner.js';
 import { deriveEngineArgs, renderEngineArgv } from './engine-args.js';
+import { vllmAdapterApi } from './engine-adapter-api.js';
 import { effectivePrecision, isPrecision } from './precision.js';
 import { checkAcceleratorCount, defaultSizingConstants, estimateAcceleratorCount, type SizingConstants } from './sizing.js';
 
@@ -80,10 +81,11 @@ export function createAcceleratorRuntime(definition: AcceleratorRuntimeDefinitio
         image: launch.image,
         args: renderEngineArgv(engineArgs),
         engineArgs,
-        env: { ...launch.env, [launch.visibleDevicesEnv]: devices },
+        env: { ...launch.env, ...(spec.enableAddons ? (launch.adapterApi ?? vllmAdapterApi).env : {}), [launch.visibleDevicesEnv]: devices },
         resources: { [launch.deviceResource]: spec.acceleratorCount },
         nodeSelector: { [launch.acceleratorTypeLabel]: info.type },
         port,
+        ...(spec.enableAddons ? { adapterApi: launch.adapterApi ?? vllmAdapterApi } : {}),
       };
     },
   };

@@ -7,6 +7,13 @@ import type { ReplicaSpec } from '../ports/provisioner.js';
 export const defaultDraftTokenCount = 4;
 /** LoRA add-ons cached on the device when add-ons are enabled and no count is given. */
 export const defaultNumPeftDeviceCached = 4;
+/** The largest LoRA rank (`peftDetails.r`) a model may have: engines reserve room for it. */
+export const maxAddonRank = 64;
+
+/** LoRA add-ons a replica keeps loaded at once: `numPeftDeviceCached`, default 4. */
+export function addonCacheSize(spec: ReplicaSpec): number {
+  return positiveOr(spec.numPeftDeviceCached, defaultNumPeftDeviceCached);
+}
 
 /**
  * Derives engine arguments from a replica spec:
@@ -16,7 +23,7 @@ export const defaultNumPeftDeviceCached = 4;
  * - speculative decoding: a `draftModel` wins (`draftTokenCount` candidates, default 4); otherwise
  *   `ngramSpeculationLength > 0` enables n-gram (prompt lookup) speculation with that lookup length and
  *   `draftTokenCount` (default 4) candidates;
- * - LoRA when `enableAddons`, caching `numPeftDeviceCached` adapters (default 4).
+ * - LoRA when `enableAddons`, caching {@link addonCacheSize} adapters.
  */
 export function deriveEngineArgs(spec: ReplicaSpec, options: { port?: number } = {}): EngineArgs {
   const settings = precisionEngineSettings(spec.precision);
@@ -43,7 +50,7 @@ export function deriveEngineArgs(spec: ReplicaSpec, options: { port?: number } =
     ...(settings.kvCacheDtype ? { kvCacheDtype: settings.kvCacheDtype } : {}),
     maxModelLen: replicaContextLength(spec),
     ...(speculative ? { speculative } : {}),
-    ...(spec.enableAddons ? { lora: { maxLoras: positiveOr(spec.numPeftDeviceCached, defaultNumPeftDeviceCached) } } : {}),
+    ...(spec.enableAddons ? { lora: { maxLoras: addonCacheSize(spec) } } : {}),
     port: options.port ?? 8000,
     extraArgs: settings.extraArgs,
   };
@@ -71,7 +78,12 @@ export function renderEngineArgv(args: EngineArgs): string[] {
         : { method: 'ngram', prompt_lookup_max: args.speculative.promptLookupMax, num_speculative_tokens: args.speculative.numSpeculativeTokens };
     argv.push('--speculative-config', JSON.stringify(config));
   }
-  if (args.lora) argv.push('--enable-lora', '--max-loras', String(args.lora.maxLoras));
+  if (args.lora) {
+    // max_loras adapters on the device, as many in host memory (the gateway keeps no more loaded), and the
+    // largest rank a PEFT add-on may have (r 4–64), since vLLM's default (16) would refuse larger ones.
+    const max = String(args.lora.maxLoras);
+    argv.push('--enable-lora', '--max-loras', max, '--max-cpu-loras', max, '--max-lora-rank', String(maxAddonRank));
+  }
   argv.push(...args.extraArgs, '--host', '0.0.0.0', '--port', String(args.port));
   return argv;
 }

@@ -8,3 +8,5 @@ export * from './simulated-provisioner.js';
 export * from './sizing.js';
 export * from './static-provisioner.js';
 export * from './vendor-runtime.js';
+export * from './engine-adapter-api.js';
+export * from './model-file-fetch.js';

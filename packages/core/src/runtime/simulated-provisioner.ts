@@ -1,9 +1,17 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { startReferenceEngine, type EngineFaults, type EngineSpeed, type ReferenceEngine } from '../engine/reference-engine.js';
+import { failedPrecondition, notFound, toGatewayError } from '../errors/index.js';
 import { ReplicaTracker } from './replica-tracker.js';
 import { runningReplica, trackedReplicaMethods } from './tracked-replicas.js';
 import { replicaContextLength, servedModelId } from './replica-spec.js';
-import type { RequestContext } from '../contracts/request-context.js';
-import type { Provisioner, ReplicaHandle, ReplicaPhase, StartReplicaRequest } from '../ports/provisioner.js';
+import { addonCacheSize } from './engine-args.js';
+import { listEngineAdapters, loadEngineAdapter, unloadEngineAdapter, vllmAdapterApi } from './engine-adapter-api.js';
+import { fetchModelFiles } from './model-file-fetch.js';
+import { systemContext, type RequestContext } from '../contracts/request-context.js';
+import type { Provisioner, ReplicaAdapters, ReplicaHandle, ReplicaPhase, StartReplicaRequest } from '../ports/provisioner.js';
 
 /** Phase durations of simulated replicas. Defaults are small so tests stay fast. */
 export interface SimulatedDelays {
@@ -44,10 +52,15 @@ export interface SimulatedCapacity {
 
 /**
  * The simulated provisioner: a pretend cluster in this process. Each ready replica is a reference engine on a
- * loopback port. Test hooks change capacity, inject failures and crash replicas.
+ * loopback port. A replica of an uploaded model really reads its files in `downloading` (streamed from the
+ * blob store, each checked against its recorded size and SHA-256; a missing or corrupt file fails the
+ * replica naming the file). LoRA add-ons load at run time: their files are fetched (and checked) into the
+ * replica's own temporary directory and the engine is asked to load them from there, as vLLM would be.
+ * Test hooks change capacity, inject failures and crash replicas.
  */
 export interface SimulatedProvisioner extends Provisioner {
   readonly kind: 'simulated';
+  readonly adapters: ReplicaAdapters;
   /** Replaces the failure settings (e.g. `{ failNextReplicas: 2 }`). */
   injectFailures(failures: SimulatedFailures): void;
   /** Sets the accelerators of a type; pending replicas are scheduled if they now fit. */
@@ -66,6 +79,8 @@ interface SimulatedReplica {
   allocated: boolean;
   timer: ReturnType<typeof setTimeout> | undefined;
   engine: ReferenceEngine | undefined;
+  /** The replica's local disk (add-on files), made on the first add-on load and removed with the replica. */
+  workDir: Promise<string> | undefined;
 }
 
 /** Creates a {@link SimulatedProvisioner}. No I/O until a replica starts. */
@@ -91,6 +106,12 @@ export function simulatedProvisioner(options: SimulatedProvisionerOptions = {}):
     used.set(type, (used.get(type) ?? 0) - replica.request.spec.acceleratorCount);
   };
 
+  const removeWorkDir = async (replica: SimulatedReplica) => {
+    const dir = replica.workDir;
+    replica.workDir = undefined;
+    if (dir) await rm(await dir, { recursive: true, force: true }).catch(() => undefined);
+  };
+
   const fail = async (replica: SimulatedReplica, message: string) => {
     if (replica.timer) clearTimeout(replica.timer);
     replica.timer = undefined;
@@ -99,6 +120,7 @@ export function simulatedProvisioner(options: SimulatedProvisionerOptions = {}):
     replica.engine = undefined;
     replica.tracker.transition('failed', { message });
     if (engine) await engine.close();
+    await removeWorkDir(replica);
     schedule();
   };
 
@@ -116,31 +138,50 @@ export function simulatedProvisioner(options: SimulatedProvisionerOptions = {}):
     const { tracker, request } = replica;
     after(replica, delays.schedulingMs, () => {
       if (failsIn(replica, 'pending_scheduling')) return void fail(replica, replica.failWith ?? 'failed');
-      tracker.transition('downloading', { message: `downloading ${request.spec.baseModel}` });
+      const weights = request.weights;
+      tracker.transition('downloading', {
+        message: weights ? `reading ${weights.files.length} files of ${weights.model} from the blob store` : `downloading ${request.spec.baseModel}`,
+      });
+      // The files are read while the phase's delay runs; a failure is kept (not thrown) until it ends.
+      const download = weights
+        ? fetchModelFiles(systemContext('replica-download'), weights).then(
+            () => undefined,
+            (error: unknown) => `cannot load the weights: ${toGatewayError(error).message}`,
+          )
+        : Promise.resolve(undefined);
       after(replica, delays.downloadingMs, () => {
         if (failsIn(replica, 'downloading')) return void fail(replica, replica.failWith ?? 'failed');
-        tracker.transition('initializing', { message: 'starting the reference engine' });
-        const initStarted = Date.now();
-        startReferenceEngine({
-          host: options.engine?.host ?? '127.0.0.1',
-          modelIds: [servedModelId(request.spec)],
-          acceptUnknownModels: Boolean(request.spec.enableAddons),
-          contextLength: replicaContextLength(request.spec),
-          ...(options.engine?.speed ? { speed: options.engine.speed } : {}),
-          ...(options.engine?.faults ? { faults: options.engine.faults } : {}),
-        }).then(
-          (engine) => {
-            if (tracker.terminal) return void engine.close();
-            replica.engine = engine;
-            after(replica, Math.max(0, delays.initializingMs - (Date.now() - initStarted)), () => {
-              if (failsIn(replica, 'initializing')) return void fail(replica, replica.failWith ?? 'failed');
-              tracker.transition('ready', { endpoint: engine.url });
-            });
-          },
-          (error: unknown) => void fail(replica, `the reference engine did not start: ${String(error)}`),
-        );
+        void download.then((failure) => {
+          if (tracker.terminal) return;
+          if (failure !== undefined) return void fail(replica, failure);
+          initialize(replica);
+        });
       });
     });
+  };
+
+  const initialize = (replica: SimulatedReplica) => {
+    const { tracker, request } = replica;
+    tracker.transition('initializing', { message: 'starting the reference engine' });
+    const initStarted = Date.now();
+    startReferenceEngine({
+      host: options.engine?.host ?? '127.0.0.1',
+      modelIds: [servedModelId(request.spec)],
+      ...(request.spec.enableAddons ? { lora: { maxLoras: addonCacheSize(request.spec) } } : {}),
+      contextLength: replicaContextLength(request.spec),
+      ...(options.engine?.speed ? { speed: options.engine.speed } : {}),
+      ...(options.engine?.faults ? { faults: options.engine.faults } : {}),
+    }).then(
+      (engine) => {
+        if (tracker.terminal) return void engine.close();
+        replica.engine = engine;
+        after(replica, Math.max(0, delays.initializingMs - (Date.now() - initStarted)), () => {
+          if (failsIn(replica, 'initializing')) return void fail(replica, replica.failWith ?? 'failed');
+          tracker.transition('ready', { endpoint: engine.url });
+        });
+      },
+      (error: unknown) => void fail(replica, `the reference engine did not start: ${String(error)}`),
+    );
   };
 
   /** First fit over pending replicas, in start order: a big replica does not block small ones behind it. */
@@ -172,11 +213,46 @@ export function simulatedProvisioner(options: SimulatedProvisionerOptions = {}):
     replica.engine = undefined;
     replica.tracker.transition('stopped', { message: 'stopped' });
     if (engine) await engine.close();
+    await removeWorkDir(replica);
     schedule();
+  };
+
+  const readyEngine = (replicaId: string): { replica: SimulatedReplica; engine: ReferenceEngine } => {
+    const replica = replicas.get(replicaId);
+    if (!replica) throw notFound(`replica ${replicaId}`);
+    if (!replica.engine || replica.tracker.phase !== 'ready') {
+      throw failedPrecondition(`replica ${replicaId} is ${replica.tracker.phase}, not ready`, { reason: 'REPLICA_NOT_READY' });
+    }
+    return { replica, engine: replica.engine };
+  };
+
+  const adapters: ReplicaAdapters = {
+    async load(ctx, replicaId, adapter) {
+      const { replica, engine } = readyEngine(replicaId);
+      let path = adapter.name;
+      if (adapter.source) {
+        replica.workDir ??= mkdtemp(join(tmpdir(), `berth-${replicaId}-`));
+        const dir = addonDir(await replica.workDir, adapter.name);
+        await rm(dir, { recursive: true, force: true });
+        await fetchModelFiles(ctx, adapter.source, dir);
+        path = dir;
+      }
+      await loadEngineAdapter(engine.url, vllmAdapterApi, adapter.name, path);
+    },
+    async unload(_ctx, replicaId, name) {
+      const replica = replicas.get(replicaId);
+      if (!replica?.engine) return;
+      await unloadEngineAdapter(replica.engine.url, vllmAdapterApi, name);
+      if (replica.workDir) await rm(addonDir(await replica.workDir, name), { recursive: true, force: true });
+    },
+    async loaded(_ctx, replicaId) {
+      return listEngineAdapters(readyEngine(replicaId).engine.url, vllmAdapterApi);
+    },
   };
 
   return {
     kind: 'simulated',
+    adapters,
     async startReplica(_ctx: RequestContext, request: StartReplicaRequest): Promise<ReplicaHandle> {
       const running = await runningReplica(replicas, request.replicaId, stop);
       if (running) return running;
@@ -189,7 +265,7 @@ export function simulatedProvisioner(options: SimulatedProvisionerOptions = {}):
         if (verdict) failWith = typeof verdict === 'string' ? verdict : 'injected failure (shouldFail)';
       }
       const tracker = new ReplicaTracker(request.replicaId, request.deployment, request.spec);
-      replicas.set(request.replicaId, { tracker, request, failWith, allocated: false, timer: undefined, engine: undefined });
+      replicas.set(request.replicaId, { tracker, request, failWith, allocated: false, timer: undefined, engine: undefined, workDir: undefined });
       schedule();
       return tracker;
     },
@@ -209,4 +285,9 @@ export function simulatedProvisioner(options: SimulatedProvisionerOptions = {}):
     },
     engineOf: (replicaId) => replicas.get(replicaId)?.engine,
   };
+}
+
+/** Where a replica keeps an add-on's files: one directory per add-on name under its work directory. */
+function addonDir(workDir: string, name: string): string {
+  return join(workDir, 'addons', createHash('sha256').update(name).digest('hex').slice(0, 16));
 }

@@ -14,8 +14,15 @@ import { ReconcilerLeadership } from '../serving/reconciler-leadership.js';
 import { ServingChangeConsumer, publishServingChanges } from '../serving/serving-change-feed.js';
 import { randomIdGenerator } from '../ports/id-generator.js';
 import {
-  deployedModelServiceToken, deploymentReconcilerToken, deploymentServiceToken, servingLoadToken, servingOptionsToken,
+  deployedModelServiceToken, deploymentReconcilerToken, deploymentServiceToken, modelFileSourcesToken, servingLoadToken, servingOptionsToken,
 } from './tokens.js';
+import { blobModelFileSources, type ModelFileUrlSigner } from '../serving/blob-model-file-sources.js';
+import { failedPrecondition } from '../errors/index.js';
+
+/** Until the gateway serves signed model file downloads, replicas outside its process cannot fetch files. */
+const modelFileUrlSigner: ModelFileUrlSigner = (model) => {
+  throw failedPrecondition(`the gateway does not serve signed downloads of ${model}'s files yet`, { reason: 'MODEL_FILE_URLS_UNAVAILABLE' });
+};
 
 /**
  * The `serving` lifecycle hook: starts the reconciler (after every plugin has started) only when a runtime
@@ -77,10 +84,18 @@ export function registerServing(binder: Binder): void {
   binder.bindValue(servingOptionsToken, {});
   binder.bind({ token: servingLoadToken, deps: [clockToken], factory: (clock) => new ServingLoad(clock) });
   binder.bind({
+    token: modelFileSourcesToken,
+    deps: [storageToken],
+    factory: (storage) => blobModelFileSources(storage.blobs, modelFileUrlSigner),
+  });
+  binder.bind({
     token: deploymentReconcilerToken,
-    deps: [acceleratorRuntimesToken, deploymentServiceToken, deployedModelServiceToken, storageToken, clockToken, loggerToken, servingLoadToken, servingOptionsToken],
-    factory: (runtimes, deployments, deployedModels, storage, clock, logger, load, options) =>
-      new DeploymentReconciler({ runtimes, deployments, deployedModels, storage, clock, logger, load, options: resolveServingOptions(options) }),
+    deps: [
+      acceleratorRuntimesToken, deploymentServiceToken, deployedModelServiceToken, storageToken, clockToken, loggerToken, servingLoadToken,
+      servingOptionsToken, modelFileSourcesToken,
+    ],
+    factory: (runtimes, deployments, deployedModels, storage, clock, logger, load, options, modelFiles) =>
+      new DeploymentReconciler({ runtimes, deployments, deployedModels, storage, clock, logger, load, options: resolveServingOptions(options), modelFiles }),
   });
   binder.bind({
     token: servingDirectoryToken,

@@ -12,6 +12,7 @@ import type { ServingLoad } from '../serving/serving-load.js';
 import type { DeploymentReconciler } from '../serving/deployment-reconciler.js';
 import type { ResourceEnvironment } from '../resources/common/resource-environment.js';
 import type { GatewaySecrets } from '../resources/common/secrets.js';
+import type { ModelFileSources } from '../serving/model-file-sources.js';
 import type { ModelService } from '../resources/models/model-service.js';
 import type { DatasetService } from '../resources/datasets/dataset-service.js';
 import type { DatasetFileService } from '../resources/datasets/dataset-files.js';
@@ -43,6 +44,8 @@ export const queueWakeupsToken = createToken<QueueWakeups>('QueueWakeups', { pro
 export const servingOptionsToken = createToken<ServingOptions>('ServingOptions', { providedBy: 'core' });
 export const servingLoadToken = createToken<ServingLoad>('ServingLoad', { providedBy: 'core' });
 export const deploymentReconcilerToken = createToken<DeploymentReconciler>('DeploymentReconciler', { providedBy: 'core' });
+/** Where replicas find uploaded model files (base weights, add-ons): the blob store, by default. */
+export const modelFileSourcesToken = createToken<ModelFileSources>('ModelFileSources', { providedBy: 'core' });
 
 // Core's services, one token each.
 export const modelServiceToken = createToken<ModelService>('ModelService', { providedBy: 'core' });

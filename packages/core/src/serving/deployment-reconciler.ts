@@ -16,6 +16,10 @@ import { deploymentView, trackedReplicas } from './reconciler-views.js';
 import { desiredReplicaSpec } from './reconciler-desired-spec.js';
 import { applyAutoscaling } from './reconciler-autoscaling.js';
 import { syncDeployedModelRecords, writeDeploymentStatus, type StatusChange } from './reconciler-status.js';
+import { AddonServing } from './addon-serving.js';
+import { noModelFileSources } from './model-file-sources.js';
+import { parseResourceName } from '../names/resource-name.js';
+import type { AddonReadiness } from '../resources/deployed-models/deployed-model-service.js';
 
 export { servingIndexKey } from './reconciler-model.js';
 export type { DeploymentReconcilerDependencies, DeploymentView, ServingReplica, TrackedReplicaInfo } from './reconciler-model.js';
@@ -39,6 +43,8 @@ export class DeploymentReconciler {
   private readonly registry: ManagedDeployments;
   private readonly replicas: ReplicaLifecycle;
   private readonly steps: DeletionSteps & FailureSteps;
+  /** LoRA add-ons on the replicas of deployments with `enableAddons`. */
+  readonly addons: AddonServing;
   private timer: ReturnType<typeof setInterval> | undefined;
   private started = false;
   private stopped = false;
@@ -48,6 +54,12 @@ export class DeploymentReconciler {
     this.passes = new PassScheduler((name) => this.pass(name), deps.logger, isStopped);
     this.registry = new ManagedDeployments(deps, isStopped);
     this.replicas = new ReplicaLifecycle(deps, { changed: (name) => this.registry.changed(name), reconcileSoon: (name) => this.reconcileSoon(name), isStopped });
+    this.addons = new AddonServing({
+      storage: deps.storage,
+      sources: deps.modelFiles ?? noModelFileSources,
+      logger: deps.logger,
+      replica: (deployment, replicaId) => this.registry.get(deployment)?.replicas.get(replicaId),
+    });
     this.steps = {
       replicas: this.replicas,
       logger: deps.logger,
@@ -167,18 +179,31 @@ export class DeploymentReconciler {
     } catch (error) {
       return failDeployment(ctx, this.steps, m, state, { code: Code.INVALID_ARGUMENT, message: toGatewayError(error).message });
     }
-    const { spec, generation } = await desiredReplicaSpec(ctx, this.deps.storage, m, data);
+    const { spec, generation, weights } = await desiredReplicaSpec(ctx, this.deps.storage, this.deps.modelFiles ?? noModelFileSources, m, data);
     const { desired, redo } = await applyAutoscaling(ctx, this.deps, m, data, state);
     if (redo) this.passes.repeat(m.name);
 
     const exhausted = exhaustedRetries(m, this.deps.options.maxConsecutiveFailures);
     if (exhausted) return failDeployment(ctx, this.steps, m, state, { code: Code.UNAVAILABLE, message: exhausted });
-    const refused = await rollOut(ctx, this.replicas, m, { runtime, spec, generation, desired });
+    const refused = await rollOut(ctx, this.replicas, m, { runtime, spec, generation, desired, ...(weights ? { weights } : {}) });
     if (refused) return failDeployment(ctx, this.steps, m, state, refused);
 
     const next = stateAfterRollout(m, generation, desired, state);
     await this.write(ctx, m, state, next === state ? {} : { state: next, ...(next === 'READY' ? { status: null } : {}) });
-    await syncDeployedModelRecords(ctx, this.deps, m, next);
+    await syncDeployedModelRecords(ctx, this.deps, m, next, await this.reconcileAddons(ctx, m, data));
+  }
+
+  /** The add-on step of a pass (deployments with `enableAddons`): see {@link AddonServing.reconcile}. */
+  private async reconcileAddons(ctx: RequestContext, m: Managed, data: JsonObject): Promise<ReadonlyMap<string, AddonReadiness> | undefined> {
+    if (data.enableAddons !== true) return undefined;
+    try {
+      const { accountId } = parseResourceName(m.name, 'deployments');
+      const records = await this.deps.deployedModels.recordsOf(ctx, accountId, { deployment: m.name });
+      return await this.addons.reconcile(ctx, m, String(data.baseModel), records);
+    } catch (error) {
+      this.deps.logger.warn({ err: String(error), deployment: m.name }, 'cannot reconcile add-ons');
+      return new Map();
+    }
   }
 
   /** {@link writeDeploymentStatus}, then announces a state change, or redoes the pass when the deployment is gone. */

@@ -11,6 +11,8 @@ import type { ServingLoad } from './serving-load.js';
 import type { JsonObject } from '../contracts/json.js';
 import type { AcceleratorRuntime } from '../ports/accelerator-runtime.js';
 import type { Provisioner, ReplicaHandle, ReplicaPhase, ReplicaSpec } from '../ports/provisioner.js';
+import type { ModelFileSources } from './model-file-sources.js';
+import type { ModelFileSource } from '../ports/model-files.js';
 
 /*
  * The deployment reconciler's model: what it tracks per deployment and replica, what it shows routing,
@@ -57,6 +59,8 @@ export interface DeploymentReconcilerDependencies {
   readonly logger: GatewayLogger;
   readonly load: ServingLoad;
   readonly options: ResolvedServingOptions;
+  /** Where replicas find uploaded model files. Default: no model has any. */
+  readonly modelFiles?: ModelFileSources;
 }
 
 export interface TrackedReplica {
@@ -86,8 +90,10 @@ export interface Managed {
   /** Deployment state the deployed-model records were last brought in line with. */
   syncedState: string | undefined;
   recordsDirty: boolean;
+  /** The add-on readiness the records were last brought in line with (JSON), to notice a change. */
+  addonReadiness: string | undefined;
   data: JsonObject | undefined;
-  spec: { readonly key: string; readonly spec: ReplicaSpec; readonly generation: string } | undefined;
+  spec: { readonly key: string; readonly spec: ReplicaSpec; readonly generation: string; readonly weights?: ModelFileSource } | undefined;
 }
 
 /** A deployment's entry before the reconciler has seen anything of it. */
@@ -103,6 +109,7 @@ export function newManaged(name: string): Managed {
     retryRequested: false,
     syncedState: undefined,
     recordsDirty: false,
+    addonReadiness: undefined,
     data: undefined,
     spec: undefined,
   };

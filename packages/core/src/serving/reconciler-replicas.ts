@@ -2,6 +2,7 @@ import { toGatewayError } from '../errors/index.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { AcceleratorRuntime } from '../ports/accelerator-runtime.js';
 import type { Provisioner, ReplicaHandle, ReplicaPhaseEvent, ReplicaSpec } from '../ports/provisioner.js';
+import type { ModelFileSource } from '../ports/model-files.js';
 import { replicaIdFor } from './replica-naming.js';
 import { isFatalStartError, type DeploymentReconcilerDependencies, type FailureStatus, type Managed, type TrackedReplica } from './reconciler-model.js';
 
@@ -61,6 +62,7 @@ export class ReplicaLifecycle {
     spec: ReplicaSpec,
     generation: string,
     count: number,
+    weights?: ModelFileSource,
   ): Promise<FailureStatus | undefined> {
     const used = new Set([...m.replicas.values()].filter((r) => r.generation === generation).map((r) => r.index));
     for (let started = 0; started < count && !this.host.isStopped(); started += 1) {
@@ -69,7 +71,7 @@ export class ReplicaLifecycle {
       used.add(index);
       const replicaId = replicaIdFor(m.name, generation, index);
       try {
-        const handle = await runtime.provisioner.startReplica(ctx, { replicaId, deployment: m.name, spec });
+        const handle = await runtime.provisioner.startReplica(ctx, { replicaId, deployment: m.name, spec, ...(weights ? { weights } : {}) });
         this.track(m, handle, runtime.provisioner, generation, index);
         this.deps.logger.info({ deployment: m.name, replica: replicaId }, 'replica started');
       } catch (error) {

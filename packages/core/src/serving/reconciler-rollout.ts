@@ -1,3 +1,4 @@
+import type { ModelFileSource } from '../ports/model-files.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { AcceleratorRuntime } from '../ports/accelerator-runtime.js';
 import type { ReplicaSpec } from '../ports/provisioner.js';
@@ -19,6 +20,8 @@ export interface RolloutTarget {
   readonly spec: ReplicaSpec;
   readonly generation: string;
   readonly desired: number;
+  /** The uploaded base model's files, which replicas load. */
+  readonly weights?: ModelFileSource;
 }
 
 /**
@@ -36,12 +39,12 @@ export async function rollOut(
   m: Managed,
   target: RolloutTarget,
 ): Promise<FailureStatus | undefined> {
-  const { runtime, spec, generation, desired } = target;
+  const { runtime, spec, generation, desired, weights } = target;
   await replicas.drain(ctx, m, liveReplicas(m).filter((r) => r.draining));
   const missing = desired - currentReplicas(m, generation).length;
   if (missing > 0) {
     if (Date.now() >= m.nextStartAt) {
-      const fatal = await replicas.startReplicas(ctx, m, runtime, spec, generation, missing);
+      const fatal = await replicas.startReplicas(ctx, m, runtime, spec, generation, missing, weights);
       if (fatal) return fatal;
     } else {
       replicas.wakeAfter(m, m.nextStartAt - Date.now());

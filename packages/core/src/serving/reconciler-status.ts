@@ -1,6 +1,7 @@
 import { Code, isGatewayError } from '../errors/index.js';
 import { assertTransition } from '../resources/common/state-machine.js';
 import type { Deployment, DeploymentState } from '../resources/deployments/deployment-schema.js';
+import type { AddonReadiness } from '../resources/deployed-models/deployed-model-service.js';
 import { deploymentStateMachine } from '../resources/deployments/deployment-state-machine.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { JsonObject } from '../contracts/json.js';
@@ -86,17 +87,26 @@ export async function writeDeploymentStatus(
   }
 }
 
-/** Brings the deployment's deployed-model records in line with its state (once per state, or when they changed). */
+/**
+ * Brings the deployment's deployed-model records in line with its state and its add-ons' readiness (once
+ * per state, or when they changed).
+ */
 export async function syncDeployedModelRecords(
   ctx: RequestContext,
   deps: Pick<DeploymentReconcilerDependencies, 'deployedModels' | 'logger'>,
   m: Managed,
   state: string,
+  addons?: ReadonlyMap<string, AddonReadiness>,
 ): Promise<void> {
+  const readiness = addons ? JSON.stringify([...addons]) : undefined;
+  if (readiness !== m.addonReadiness) {
+    m.addonReadiness = readiness;
+    m.recordsDirty = true;
+  }
   if (m.syncedState === state && !m.recordsDirty) return;
   m.recordsDirty = false;
   try {
-    await deps.deployedModels.syncWithDeployment(ctx, m.name);
+    await deps.deployedModels.syncWithDeployment(ctx, m.name, addons);
     m.syncedState = state;
   } catch (error) {
     m.recordsDirty = true;

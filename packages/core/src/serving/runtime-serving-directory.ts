@@ -141,6 +141,34 @@ export class RuntimeServingDirectory implements ServingDirectory {
   }
 
   async acquire(ctx: RequestContext, target: ModelTarget, options: { affinityKey?: string } = {}): Promise<ReplicaLease> {
+    const leased = await this.acquireReplica(ctx, target, options);
+    return leased.addon ? this.withAddon(ctx, target, leased.lease) : leased.lease;
+  }
+
+  /**
+   * Pins the add-on a lease's request uses on its replica (loading it there first when needed; the request
+   * waits meanwhile); the lease's release unpins it. A load that fails releases the lease and throws.
+   */
+  private async withAddon(ctx: RequestContext, target: ModelTarget, lease: ReplicaLease): Promise<ReplicaLease> {
+    let unpin: (() => void) | undefined;
+    try {
+      unpin = await this.reconciler.addons.use(ctx, target.deployment, lease.replicaId, target.model);
+    } catch (error) {
+      lease.release();
+      throw error;
+    }
+    if (!unpin) return lease;
+    const done = unpin;
+    return {
+      ...lease,
+      release: () => {
+        done();
+        lease.release();
+      },
+    };
+  }
+
+  private async acquireReplica(ctx: RequestContext, target: ModelTarget, options: { affinityKey?: string }): Promise<Leased> {
     if (ctx.signal?.aborted) throw cancelled(target.deployment);
     if (this.options.runtimesInstalled === false) {
       throw unavailable(`no accelerator runtime plugin is installed, so ${target.deployment} has no replicas`, { reason: 'NO_RUNTIME' });
@@ -160,7 +188,7 @@ export class RuntimeServingDirectory implements ServingDirectory {
     const waitMs = ctx.deadline !== undefined ? Math.min(this.options.maxWaitMs, Math.max(0, ctx.deadline - Date.now())) : this.options.maxWaitMs;
     const deadlineBound = ctx.deadline !== undefined && waitMs < this.options.maxWaitMs;
     try {
-      return await new Promise<ReplicaLease>((resolve, reject) => {
+      return await new Promise<Leased>((resolve, reject) => {
         let settled = false;
         const finish = (outcome: () => void) => {
           if (settled) return;
@@ -261,18 +289,22 @@ export class RuntimeServingDirectory implements ServingDirectory {
     return candidates.find(serving) ?? candidates[0];
   }
 
-  private tryLease(target: ModelTarget, affinityKey: string | undefined): ReplicaLease | undefined {
+  private tryLease(target: ModelTarget, affinityKey: string | undefined): Leased | undefined {
     const view = this.reconciler.view(target.deployment);
     if (!view || view.ready.length === 0) return undefined;
     const replica = view.enableSessionAffinity && affinityKey ? this.sticky(view.ready, affinityKey) : this.leastOutstanding(view.ready);
     const release = this.load.beginRequest(target.deployment, replica.replicaId);
+    // An add-on is served by its base model's engine under its own name.
+    const addon = target.deployedModel !== undefined && target.model !== replica.servedModelId;
     return {
-      replicaId: replica.replicaId,
-      deployment: target.deployment,
-      endpoint: replica.endpoint,
-      // An add-on is served by its base model's engine under its own name.
-      servedModelId: target.deployedModel !== undefined && target.model !== replica.servedModelId ? target.model : replica.servedModelId,
-      release,
+      addon,
+      lease: {
+        replicaId: replica.replicaId,
+        deployment: target.deployment,
+        endpoint: replica.endpoint,
+        servedModelId: addon ? target.model : replica.servedModelId,
+        release,
+      },
     };
   }
 
@@ -303,6 +335,12 @@ export class RuntimeServingDirectory implements ServingDirectory {
     }
     return best;
   }
+}
+
+/** A lease, and whether its request is for an add-on of the replica's base model. */
+interface Leased {
+  readonly lease: ReplicaLease;
+  readonly addon: boolean;
 }
 
 function cancelled(deployment: string): GatewayError {

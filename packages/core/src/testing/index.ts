@@ -14,3 +14,4 @@ export { describeQueueWorkerScenarios, type ScenarioStorage } from './queue-work
 export * from './provisioner-contract.js';
 export * from './open-responses-conformance.js';
 export { describeBackgroundResponseScenarios } from './background-response-scenarios.js';
+export * from './model-file-source.js';

@@ -36,6 +36,8 @@ export async function startServingGateway(options: {
   provisioner?: SimulatedProvisioner;
   serving?: ServingOptions;
   clock?: Clock;
+  /** More plugins, after the runtime (e.g. one overriding a binding). */
+  plugins?: readonly GatewayPlugin[];
 }): Promise<ServingTestGateway> {
   const provisioner = options.provisioner ?? simulatedProvisioner({ delays: fastDelays });
   const tg = await createTestGateway({
@@ -43,6 +45,7 @@ export async function startServingGateway(options: {
       options.storage,
       options.runtime(provisioner),
       servingOptions({ pollIntervalMs: 50, retryBackoffMs: 20, maxRetryBackoffMs: 100, drainTimeoutMs: 300, maxWaitMs: 3000, ...options.serving }),
+      ...(options.plugins ?? []),
     ],
     ...(options.clock ? { clock: options.clock } : {}),
   });

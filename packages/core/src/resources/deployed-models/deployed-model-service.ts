@@ -8,8 +8,17 @@ import { assertTransition } from '../common/state-machine.js';
 import type { Deployment } from '../deployments/deployment-schema.js';
 import { deployedModelDefinition, findDeployedModels } from './deployed-model-definition.js';
 import { deployedModelStateFor } from './deployed-model-rules.js';
-import type { DeployedModel } from './deployed-model-schema.js';
+import type { DeployedModel, DeployedModelState } from './deployed-model-schema.js';
 import { deployedModelStateMachine } from './deployed-model-state-machine.js';
+
+/**
+ * Whether an add-on is loaded where its deployment serves it: a record the serving layer reports as not
+ * loaded stays DEPLOYING (with `status` saying why, when a load failed) even while its deployment is READY.
+ */
+export interface AddonReadiness {
+  readonly loaded: boolean;
+  readonly status?: NonNullable<DeployedModel['status']>;
+}
 
 /** Told about every created or removed record (the serving layer re-reads its routing). */
 export type DeployedModelObserver = (ctx: RequestContext, change: { readonly kind: 'created' | 'removed'; readonly record: DeployedModel }) => void;
@@ -100,27 +109,38 @@ export class DeployedModelService extends crudService(deployedModelDefinition, [
 
   /**
    * Moves the records of a deployment to the state its deployment implies (DEPLOYED when READY, UNDEPLOYING
-   * while DELETING, …) and removes them once the deployment is DELETED or gone. No authorization (system use).
+   * while DELETING, …) and removes them once the deployment is DELETED or gone. With `addons` (the serving
+   * layer's report on a deployment with add-ons), an add-on record it does not report loaded stays where it
+   * is instead of becoming DEPLOYED, with the report's status.
+   * No authorization (system use).
    */
-  async syncWithDeployment(ctx: RequestContext, deploymentName: string): Promise<void> {
+  async syncWithDeployment(ctx: RequestContext, deploymentName: string, addons?: ReadonlyMap<string, AddonReadiness>): Promise<void> {
     const { accountId } = parseResourceName(deploymentName, 'deployments');
     const stored = await this.resources.env.storage.resources.get(ctx, deploymentName);
     const deployment = stored ? storedOf<Deployment>(stored).data : undefined;
     const deploymentState = deployment?.state;
-    const failed = deploymentState === 'FAILED' ? deployment?.status : undefined;
+    const deploymentFailure = deploymentState === 'FAILED' ? deployment?.status : undefined;
     for (const record of await this.recordsOf(ctx, accountId, { deployment: deploymentName })) {
       const current = record.state ?? 'STATE_UNSPECIFIED';
-      const target = deployedModelStateFor(deploymentState, current);
+      const readiness = addons?.get(record.name);
+      // An add-on the serving layer has not reported loaded (it may have been deployed since) waits.
+      const waiting = addons !== undefined && record.model !== deployment?.baseModel && readiness?.loaded !== true;
+      const stateFor = (from: DeployedModelState) => {
+        const to = deployedModelStateFor(deploymentState, from);
+        return to === 'DEPLOYED' && waiting ? from : to;
+      };
+      const target = stateFor(current);
       if (target === 'remove') {
         await this.removeRecord(ctx, record);
         continue;
       }
+      const failed = deploymentFailure ?? readiness?.status;
       const statusChanged = JSON.stringify(record.status) !== JSON.stringify(failed);
       if (target === current && !statusChanged) continue;
       try {
         await this.resources.mutate(ctx, record.name, (previous) => {
           const from = previous.state ?? 'STATE_UNSPECIFIED';
-          const to = deployedModelStateFor(deploymentState, from);
+          const to = stateFor(from);
           const next: DeployedModel = { ...previous };
           if (to !== 'remove' && to !== from) {
             assertTransition(deployedModelStateMachine, from, to);
