@@ -34,7 +34,21 @@ export async function deployReady(h: Harness, id: string): Promise<void> {
   }
 }
 
-async function downloadLines(h: Harness, dataset: string): Promise<Record<string, Record<string, unknown>[]>> {
+/** Creates dataset `id` and uploads `jsonl` as its rows.jsonl through the signed-URL flow; answers the dataset after validation (READY). */
+export async function uploadJsonl(h: Harness, id: string, jsonl: string): Promise<Record<string, unknown>> {
+  expect((await h.call('POST', `${v1}/datasets`, { body: { datasetId: id, dataset: { displayName: id } } })).status).toBe(200);
+  const endpoint = await h.call<{ filenameToSignedUrls: Record<string, string> }>('POST', `${v1}/datasets/${id}:getUploadEndpoint`, {
+    body: { filenameToSize: { 'rows.jsonl': String(Buffer.byteLength(jsonl)) } },
+  });
+  expect(endpoint.status).toBe(200);
+  expect((await fetch(endpoint.body.filenameToSignedUrls['rows.jsonl']!, { method: 'PUT', body: jsonl })).status).toBe(200);
+  const validated = await h.call('POST', `${v1}/datasets/${id}:validateUpload`, { body: {} });
+  expect(validated.status, JSON.stringify(validated.body)).toBe(200);
+  return (await h.call('GET', `${v1}/datasets/${id}`)).body;
+}
+
+/** The JSONL files of a dataset, downloaded through its signed download URLs. */
+export async function downloadLines(h: Harness, dataset: string): Promise<Record<string, Record<string, unknown>[]>> {
   const download = await h.call<{ filenameToSignedUrls: Record<string, string> }>('POST', `${v1}/datasets/${dataset}:getDownloadEndpoint`, { body: {} });
   expect(download.status, JSON.stringify(download.body)).toBe(200);
   const files: Record<string, Record<string, unknown>[]> = {};
@@ -61,15 +75,7 @@ export async function runBatchScenario(h: Harness, modelId: string, prefix: stri
   }
   const jsonl = `${lines.join('\n')}\n`;
   const input = `${prefix}-batch-in`;
-  expect((await h.call('POST', `${v1}/datasets`, { body: { datasetId: input, dataset: { displayName: input } } })).status).toBe(200);
-  const endpoint = await h.call<{ filenameToSignedUrls: Record<string, string> }>('POST', `${v1}/datasets/${input}:getUploadEndpoint`, {
-    body: { filenameToSize: { 'rows.jsonl': String(Buffer.byteLength(jsonl)) } },
-  });
-  expect(endpoint.status).toBe(200);
-  expect((await fetch(endpoint.body.filenameToSignedUrls['rows.jsonl']!, { method: 'PUT', body: jsonl })).status).toBe(200);
-  const validated = await h.call('POST', `${v1}/datasets/${input}:validateUpload`, { body: {} });
-  expect(validated.status, JSON.stringify(validated.body)).toBe(200);
-  expect((await h.call('GET', `${v1}/datasets/${input}`)).body).toMatchObject({ state: 'READY', validationDetails: { malformedRowCount: '7' } });
+  expect(await uploadJsonl(h, input, jsonl)).toMatchObject({ state: 'READY', validationDetails: { malformedRowCount: '7' } });
 
   const output = `${prefix}-batch-out`;
   const created = await h.call('POST', `${v1}/batchInferenceJobs?batchInferenceJobId=${prefix}-job`, {

@@ -179,6 +179,24 @@ describe('batch inference jobs on the durable queue', () => {
     expect(await storage.blobs.list(systemContext(), 'batch-jobs/')).toEqual([]);
   });
 
+  it('fails every repeat of a custom_id after the first valid row with it (duplicate_custom_id)', async () => {
+    const lines = [row('a', 'hello a'), row('b', 'hello b'), JSON.stringify({ custom_id: 'c' }), row('a', 'again a'), row('c', 'hello c'), row('b', 'again b'), row('a', 'third a')];
+    await uploadInput(lines);
+    const client = new ScriptedClient();
+    startWorkers(client, { concurrency: 2, chunkSize: 2 });
+    const created = await jobs.create(ctx, 'acme', { model, inputDatasetId: 'in', outputDatasetId: 'dups' }, 'dups');
+    const done = await until(created.name!, ['JOB_STATE_COMPLETED', 'JOB_STATE_FAILED']);
+    expect(done.jobProgress).toMatchObject({ totalInputRequests: 7, successfullyProcessedRequests: 3, failedRequests: 4 });
+    expect((await file('accounts/acme/datasets/dups', 'results.jsonl')).map((r) => [r.custom_id, r.row])).toEqual([['a', 1], ['b', 2], ['c', 5]]);
+    const errors = await file('accounts/acme/datasets/dups', 'errors.jsonl');
+    expect(errors.map((e) => [e.custom_id, e.row, (e.error as { code: string }).code])).toEqual([
+      ['c', 3, 'invalid_row'], ['a', 4, 'duplicate_custom_id'], ['b', 6, 'duplicate_custom_id'], ['a', 7, 'duplicate_custom_id'],
+    ]);
+    expect((errors[1]!.error as { message: string }).message).toContain('already used by row 1');
+    // The repeats were never sent.
+    expect(client.sent.map((b) => (b.messages as { content: string }[])[0]!.content).sort()).toEqual(['hello a', 'hello b', 'hello c']);
+  });
+
   it('fails in VALIDATING with a status when the input is not READY or the model cannot serve', async () => {
     await uploadInput([row('a', 'hello')]);
     await storage.resources.create(systemContext(), 'accounts/acme/datasets/up', { name: 'accounts/acme/datasets/up', state: 'UPLOADING' });

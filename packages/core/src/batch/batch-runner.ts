@@ -22,9 +22,11 @@ import { defineQueueHandler, queueHandlerTiming, type AtLeastOnceQueueHandler, t
 import { defaultOutputPartBytes, prepareOutputDataset, removeChunkFiles, writeOutput } from './batch-output.js';
 import { RowStoppedError, runPipeline } from './batch-pipeline.js';
 import { jobDefaults, parseBatchRow, type BatchInferenceParameters } from './batch-rows.js';
-import { doneRows, selectedRows } from './batch-input.js';
+import { doneRows, inputLines, selectedRows } from './batch-input.js';
+import type { BatchCapacity, JobCapacity } from './batch-capacity.js';
+import { DuplicateCustomIds } from './batch-duplicates.js';
 import {
-  addCounts, batchInferenceQueue, chunkBlobKey, committedChunks, emptyCounts, withChunk, readJob, readRun, runRecordName, transitionJob, updateJobIn,
+  addCounts, batchInferenceQueue, chunkBlobKey, committedChunks, emptyCounts, withChunk, readJob, readRun, runRecordName, transitionJob, updateJobIn, updateRun,
   type BatchRunRecord, type ChunkCounts,
 } from '../resources/batch-inference-jobs/batch-inference-job-runs.js';
 
@@ -41,6 +43,10 @@ export interface BatchInferenceOptions {
   readonly rowRetryBaseMs?: number;
   /** How often a running job re-reads its record to notice a cancel or delete. Default 500 ms. */
   readonly cancelPollMs?: number;
+  /** How often a job in PENDING checks whether its deployment has a ready replica. Default 500 ms. */
+  readonly capacityPollMs?: number;
+  /** How often a running job checks that its deployment was not scaled to zero under it. Default 5 s. */
+  readonly capacityKeepMs?: number;
   /** Largest output file in bytes before results are split. Default 8 MiB. */
   readonly outputPartBytes?: number;
   /** Lease of the queue job (renewed while it runs). Default 30 s. */
@@ -82,7 +88,14 @@ export class BatchInferenceRunner {
   private readonly running = new Set<AbortController>();
   readonly handler: AtLeastOnceQueueHandler;
 
-  constructor(private readonly options: BatchInferenceOptions = {}) {
+  /**
+   * @param capacity gives jobs capacity (scale from zero, temporary deployments). Without it a job uses
+   *   the model's deployment as it stands and fails in VALIDATING when the model has none.
+   */
+  constructor(
+    private readonly options: BatchInferenceOptions = {},
+    private readonly capacity?: BatchCapacity,
+  ) {
     this.handler = defineQueueHandler({
       queue: batchInferenceQueue,
       ...queueHandlerTiming(options),
@@ -123,6 +136,7 @@ export class BatchInferenceRunner {
   }
 
   private async fail(ctx: QueueJobContext, name: string, code: Code, message: string): Promise<void> {
+    await this.capacity?.release(ctx, name);
     await transitionJob(ctx, ctx.storage, name, {
       from: workingStates, to: 'JOB_STATE_FAILED', change: (job) => {
         job.status = { code, message };
@@ -139,7 +153,10 @@ export class BatchInferenceRunner {
     if (job?.state === 'JOB_STATE_VALIDATING') job = await this.validate(ctx, job);
     if (job?.state === 'JOB_STATE_PENDING' || job?.state === 'JOB_STATE_RE_QUEUEING') {
       if (this.clients.current === undefined) throw new GatewayError(Code.UNAVAILABLE, 'this gateway instance serves no inference to run batch jobs', { reason: 'NO_RUNNER' });
-      job = await transitionJob(ctx, storage, name, { from: ['JOB_STATE_PENDING', 'JOB_STATE_RE_QUEUEING'], to: 'JOB_STATE_RUNNING' });
+      job = await this.awaitCapacity(ctx, job);
+      if (job?.state === 'JOB_STATE_PENDING' || job?.state === 'JOB_STATE_RE_QUEUEING') {
+        job = await transitionJob(ctx, storage, name, { from: ['JOB_STATE_PENDING', 'JOB_STATE_RE_QUEUEING'], to: 'JOB_STATE_RUNNING' });
+      }
     }
     if (job?.state === 'JOB_STATE_RUNNING') job = await this.run(ctx, queued, job);
     if (!job) return this.forget(ctx, name);
@@ -148,8 +165,9 @@ export class BatchInferenceRunner {
     }
   }
 
-  /** The job is gone (deleted): its run record and chunk files go too. */
+  /** The job is gone (deleted): its run record and chunk files go too, and its hold on a temporary deployment. */
   private async forget(ctx: QueueJobContext, name: string): Promise<void> {
+    await this.capacity?.release(ctx, name);
     await ctx.storage.resources.delete(ctx, runRecordName(name)).catch(() => undefined);
     await removeChunkFiles(ctx, ctx.storage, name);
   }
@@ -175,8 +193,10 @@ export class BatchInferenceRunner {
     try {
       await this.directory(ctx).resolve(this.rowContext(ctx, run), job.model ?? '');
     } catch (error) {
-      if (isGatewayError(error) && !transientCodes.has(error.code)) return failWith(error.code, `model ${job.model ?? ''} cannot serve: ${error.message}`);
-      throw error;
+      // Without a deployment the PENDING step provisions one (or says why it cannot).
+      const notDeployed = isGatewayError(error) && error.reason === 'NOT_DEPLOYED' && this.capacity !== undefined;
+      if (isGatewayError(error) && !transientCodes.has(error.code) && !notDeployed) return failWith(error.code, `model ${job.model ?? ''} cannot serve: ${error.message}`);
+      if (!notDeployed) throw error;
     }
     const { accountId, id } = parseJobName(name);
     const output = job.outputDatasetId !== undefined && job.outputDatasetId !== '' ? job.outputDatasetId : `accounts/${accountId}/datasets/${id}-output`;
@@ -184,13 +204,78 @@ export class BatchInferenceRunner {
     if (refused !== undefined) return failWith(Code.FAILED_PRECONDITION, refused);
     let total = 0;
     const done = await doneRows(ctx, ctx.storage, job);
-    for await (const row of selectedRows(ctx, ctx.storage, input, done)) if (row.number > 0) total += 1;
+    const duplicates = new DuplicateCustomIds();
+    let number = 0;
+    for await (const line of inputLines(ctx, ctx.storage, input)) {
+      number += 1;
+      duplicates.see(line, number);
+      if (!done.has(number)) total += 1;
+    }
+    await duplicates.save(ctx, ctx.storage, name);
     return transitionJob(ctx, ctx.storage, name, {
       from: ['JOB_STATE_VALIDATING'], to: 'JOB_STATE_PENDING', change: (next) => {
         next.outputDatasetId = output;
         next.jobProgress = addCounts({ ...next.jobProgress, totalInputRequests: total }, emptyCounts());
       },
     });
+  }
+
+  /**
+   * PENDING: chooses the deployment (scaled from zero, or a temporary one) and waits until it has a ready
+   * replica, noticing a cancel or delete. Answers the job as it then stands (still PENDING when capacity is
+   * there; failed with a status when it cannot be had).
+   */
+  private async awaitCapacity(ctx: QueueJobContext, job: BatchInferenceJob): Promise<BatchInferenceJob | undefined> {
+    const capacity = this.capacity;
+    if (!capacity) return job;
+    const name = job.name ?? '';
+    const run = await readRun(ctx, ctx.storage.resources, name);
+    if (!run) throw new Error(`${name} has no run record`);
+    const { stop, end } = this.stopSignal(ctx);
+    try {
+      let chosen: JobCapacity;
+      try {
+        const asCreator = this.rowContext(ctx, run);
+        chosen = await capacity.provide(ctx, (model) => this.directory(ctx).resolve(asCreator, model), job, run.precisionRequested === true);
+      } catch (error) {
+        if (!isGatewayError(error) || transientCodes.has(error.code)) throw error;
+        await this.fail(ctx, name, error.code, `model ${job.model ?? ''} cannot get capacity: ${error.message}`);
+        return readJob(ctx, ctx.storage.resources, name);
+      }
+      if (!(await updateRun(ctx, ctx.storage, name, { deployment: chosen.deployment, ...(chosen.temporary ? { temporaryDeployment: chosen.deployment } : {}) }))) {
+        return readJob(ctx, ctx.storage.resources, name);
+      }
+      for (;;) {
+        const current = await readJob(ctx, ctx.storage.resources, name);
+        if (current?.state !== 'JOB_STATE_PENDING' && current?.state !== 'JOB_STATE_RE_QUEUEING') return current;
+        if (stop.signal.aborted) return this.stopped(ctx, name, stop.signal);
+        try {
+          if (await capacity.ready(ctx, chosen.deployment)) return current;
+        } catch (error) {
+          if (!isGatewayError(error) || transientCodes.has(error.code)) throw error;
+          await this.fail(ctx, name, error.code, `no capacity for model ${job.model ?? ''}: ${error.message}`);
+          return readJob(ctx, ctx.storage.resources, name);
+        }
+        await sleep(this.options.capacityPollMs ?? 500, stop.signal);
+      }
+    } finally {
+      end();
+    }
+  }
+
+  /** A stop signal for work on a job: aborted by {@link handOver} or when the worker loses the job. Call `end` when the work ends. */
+  private stopSignal(ctx: QueueJobContext): { stop: AbortController; end: () => void } {
+    const stop = new AbortController();
+    this.running.add(stop);
+    const onAbort = () => stop.abort();
+    ctx.signal.addEventListener('abort', onAbort);
+    return {
+      stop,
+      end: () => {
+        this.running.delete(stop);
+        ctx.signal.removeEventListener('abort', onAbort);
+      },
+    };
   }
 
   private directory(ctx: QueueJobContext): ServingDirectory {
@@ -208,20 +293,21 @@ export class BatchInferenceRunner {
     if (!client) throw new GatewayError(Code.UNAVAILABLE, 'this gateway instance serves no inference to run batch jobs', { reason: 'NO_RUNNER' });
     const run = await readRun(ctx, ctx.storage.resources, name);
     if (!run) throw new Error(`${name} has no run record`);
-    const stop = new AbortController();
-    this.running.add(stop);
-    const onAbort = () => stop.abort();
-    ctx.signal.addEventListener('abort', onAbort);
+    const { stop, end } = this.stopSignal(ctx);
     const poll = setInterval(() => {
       void readJob(ctx, ctx.storage.resources, name).then((current) => {
         if (current?.state !== 'JOB_STATE_RUNNING') stop.abort();
       }, () => undefined);
     }, this.options.cancelPollMs ?? 500);
+    // The autoscaler of another instance sees none of this one's traffic: a deployment scaled to zero under the job is scaled up again.
+    const keeper = run.deployment !== undefined && this.capacity !== undefined
+      ? setInterval(() => void this.capacity?.keep(ctx, run.deployment ?? '').catch(() => undefined), this.options.capacityKeepMs ?? 5000)
+      : undefined;
     try {
       const rowCtx = this.rowContext(ctx, run, stop.signal);
       let target: ModelTarget;
       try {
-        target = await this.directory(ctx).resolve(rowCtx, job.model ?? '');
+        target = await this.directory(ctx).resolve(rowCtx, run.deployment !== undefined ? `${job.model ?? ''}#${run.deployment}` : job.model ?? '');
       } catch (error) {
         if (isGatewayError(error) && !transientCodes.has(error.code)) {
           await this.fail(ctx, name, error.code, `model ${job.model ?? ''} cannot serve: ${error.message}`);
@@ -234,6 +320,7 @@ export class BatchInferenceRunner {
       setMaxListeners(2 * concurrency + 10, stop.signal);
       const defaults = jobDefaults(job.inferenceParameters as BatchInferenceParameters | undefined);
       const rows = selectedRows(ctx, ctx.storage, job.inputDatasetId ?? '', await doneRows(ctx, ctx.storage, job));
+      const duplicates = await DuplicateCustomIds.load(ctx, ctx.storage, name);
       // Skip the committed rows without parsing them.
       for (let skipped = 0; skipped < run.rows; skipped += 1) if ((await rows.next()).done) break;
       // Each row re-reads the job's state before it is sent: none starts once a cancel or delete is stored.
@@ -248,7 +335,7 @@ export class BatchInferenceRunner {
         commitIntervalMs: this.options.commitIntervalMs ?? 500,
         // A cancel keeps the rows answered before it; a lost lease or a hand-over commits nothing more.
         commitAfterStop: () => !ctx.signal.aborted && stop.signal.reason !== handOverReason,
-        runRow: (row) => this.runRow(rowCtx, client, target, defaults, name, row.number, row.line, stillRunning),
+        runRow: (row) => this.runRow(rowCtx, client, target, defaults, name, row.number, row.line, stillRunning, duplicates),
         commit: async (outcomes) => {
           state = await this.commitChunk(ctx, queued, name, run, outcomes);
           return state === 'JOB_STATE_RUNNING';
@@ -264,9 +351,9 @@ export class BatchInferenceRunner {
       if (stop.signal.aborted || state !== 'JOB_STATE_RUNNING') return this.stopped(ctx, name, stop.signal);
       return transitionJob(ctx, ctx.storage, name, { from: ['JOB_STATE_RUNNING'], to: 'JOB_STATE_WRITING_RESULTS' });
     } finally {
-      this.running.delete(stop);
+      end();
       clearInterval(poll);
-      ctx.signal.removeEventListener('abort', onAbort);
+      if (keeper) clearInterval(keeper);
     }
   }
 
@@ -288,7 +375,7 @@ export class BatchInferenceRunner {
   /** One row: parsed, sent (transient errors retried with backoff), answered as a result or an error line. */
   private async runRow(
     ctx: RequestContext, client: ChatModelClient, target: ModelTarget, defaults: JsonObject, jobName: string, rowNumber: number, line: string,
-    stillRunning: () => Promise<boolean>,
+    stillRunning: () => Promise<boolean>, duplicates: ReadonlyMap<number, number>,
   ): Promise<RowOutcome> {
     const row = parseBatchRow(line, rowNumber, defaults);
     const failed = (customId: string | undefined, code: string, message: string, status?: number): RowOutcome => ({
@@ -297,6 +384,10 @@ export class BatchInferenceRunner {
       inputTokens: 0, outputTokens: 0, cachedInputTokens: 0,
     });
     if (!row.ok) return failed(row.customId, 'invalid_row', row.reason);
+    const first = duplicates.get(rowNumber);
+    if (first !== undefined) {
+      return failed(row.customId, 'duplicate_custom_id', `custom_id ${JSON.stringify(row.customId)} was already used by row ${first}; custom_id must be unique in the input, and only the first row with it runs`);
+    }
     const retries = this.options.rowRetries ?? 3;
     const base = this.options.rowRetryBaseMs ?? 250;
     for (let attempt = 0; ; attempt += 1) {
@@ -384,6 +475,8 @@ export class BatchInferenceRunner {
   /** WRITING_RESULTS (→ COMPLETED) or CANCELLED: the committed chunks go to the output dataset, once. */
   private async finish(ctx: QueueJobContext, job: BatchInferenceJob): Promise<void> {
     const name = job.name ?? '';
+    // Before the job is marked done: a crash after this leaves the work queued, and the release is idempotent.
+    await this.capacity?.release(ctx, name);
     const run = await readRun(ctx, ctx.storage.resources, name);
     const output = job.outputDatasetId ?? '';
     if (run && output !== '' && (await ctx.storage.resources.get(ctx, output))) {

@@ -15,6 +15,7 @@ import { deploymentPurgeHandler } from '../resources/deployments/deployment-purg
 import { BackgroundResponses } from '../responses/background-responses.js';
 import { QueueWakeups } from '../workers/queue-wakeups.js';
 import { BatchInferenceRunner } from '../batch/batch-runner.js';
+import { BatchCapacity } from '../batch/batch-capacity.js';
 import { batchInferenceRunnerToken } from '../batch/tokens.js';
 import { backgroundResponsesToken } from '../responses/tokens.js';
 import { ResourceEnvironment } from '../resources/common/resource-environment.js';
@@ -49,7 +50,11 @@ export function coreModule(): GatewayPlugin {
       binder.bind({ token: queueWakeupsToken, deps: [], factory: () => new QueueWakeups() });
       binder.bind({ token: backgroundResponsesToken, deps: [], factory: () => new BackgroundResponses() });
       binder.contribute({ token: queueHandlersToken, deps: [backgroundResponsesToken], factory: (background) => background.handler });
-      binder.bind({ token: batchInferenceRunnerToken, deps: [], factory: () => new BatchInferenceRunner() });
+      binder.bind({
+        token: batchInferenceRunnerToken,
+        deps: [storageToken, deploymentServiceToken],
+        factory: (storage, deployments) => new BatchInferenceRunner({}, new BatchCapacity(storage, deployments)),
+      });
       binder.contribute({ token: queueHandlersToken, deps: [batchInferenceRunnerToken], factory: (batch) => batch.handler });
       binder.bind({
         token: resourceEnvironmentToken,

@@ -28,6 +28,12 @@ export interface BatchRunRecord {
   rows: number;
   /** Chunks committed, by the attempt that wrote them, run-length encoded: `[attempt, chunks]` in chunk order. */
   attempts: [number, number][];
+  /** True when the creator named the job's precision (a deployment at another precision is not used then). */
+  precisionRequested?: boolean;
+  /** The deployment the rows go to, chosen when the job left PENDING (a resumed run keeps it). */
+  deployment?: string;
+  /** The temporary deployment the job holds (made for it or shared with other jobs of the model), if any. */
+  temporaryDeployment?: string;
 }
 
 /** Chunks committed so far. */
@@ -68,8 +74,8 @@ export function chunkPrefix(jobName: string): string {
 }
 
 /** Stores a new job's run record and queue work in the caller's transaction. */
-export async function startRun(ctx: RequestContext, tx: StorageTransaction, jobName: string, principal: Principal): Promise<void> {
-  const run: BatchRunRecord = { name: runRecordName(jobName), principal, rows: 0, attempts: [] };
+export async function startRun(ctx: RequestContext, tx: StorageTransaction, jobName: string, principal: Principal, precisionRequested = false): Promise<void> {
+  const run: BatchRunRecord = { name: runRecordName(jobName), principal, rows: 0, attempts: [], ...(precisionRequested ? { precisionRequested } : {}) };
   await tx.resources.create(ctx, run.name, run as unknown as JsonObject);
   await tx.queue.enqueue(ctx, batchInferenceWork(jobName));
 }
@@ -81,6 +87,18 @@ export async function readJob(ctx: RequestContext, store: ResourceStore, name: s
 export async function readRun(ctx: RequestContext, store: ResourceStore, jobName: string): Promise<BatchRunRecord | undefined> {
   const found = await store.get(ctx, runRecordName(jobName));
   return found ? (structuredClone(found.data) as unknown as BatchRunRecord) : undefined;
+}
+
+/** Sets fields of a job's run record (in its own transaction); false when the record is gone. */
+export async function updateRun(
+  ctx: RequestContext, storage: Pick<Storage, 'transaction'>, jobName: string, fields: Pick<BatchRunRecord, 'deployment' | 'temporaryDeployment'>,
+): Promise<boolean> {
+  return storage.transaction(ctx, async (tx) => {
+    const stored = await tx.resources.getForUpdate(ctx, runRecordName(jobName));
+    if (!stored) return false;
+    await tx.resources.update(ctx, runRecordName(jobName), { ...stored.data, ...fields } as JsonObject, stored.etag);
+    return true;
+  });
 }
 
 /** A compare-and-set move of a job: from one of `from` to `to`, applying `change` too. */

@@ -2,6 +2,8 @@ import { startRun, runRecordName, chunkPrefix } from './batch-inference-job-runs
 import type { Principal, RequestContext } from '../../kernel/request-context.js';
 import { parseResourceName } from '../../names/resource-name.js';
 import { assertTransition } from '../common/state-machine.js';
+import { isSpecifiedPrecision } from '../common/schema-parts.js';
+import { isPlainObject } from '../../validation/paths.js';
 import { crudService } from '../common/crud-service.js';
 import type { PreconditionOptions } from '../common/resource-service.js';
 import { batchInferenceJobDefinition } from './batch-inference-job-definition.js';
@@ -22,7 +24,8 @@ export class BatchInferenceJobService extends crudService(batchInferenceJobDefin
   async create(ctx: RequestContext, accountId: string, body: unknown, id?: string): Promise<BatchInferenceJob> {
     return this.resources.env.storage.transaction(ctx, async (tx, txCtx) => {
       const job = await this.resources.create(txCtx, accountId, body, id === undefined ? {} : { id });
-      await startRun(txCtx, tx, job.name ?? '', creatorOf(ctx, accountId));
+      const precisionRequested = isPlainObject(body) && isSpecifiedPrecision(body.precision);
+      await startRun(txCtx, tx, job.name ?? '', creatorOf(ctx, accountId), precisionRequested);
       return job;
     });
   }
