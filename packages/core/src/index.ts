@@ -22,3 +22,4 @@ export * from './responses/index.js';
 export * from './batch/index.js';
 export * from './outbound/index.js';
 export * from './images/index.js';
+export * from './blobs/index.js';

@@ -140,6 +140,46 @@ export const migrations: readonly Migration[] = [
         (parent, collection, base_model_key, state_key, create_time_key NULLS FIRST, name NULLS FIRST)`,
     ],
   },
+  {
+    version: 7,
+    name: 'blob chunks and checksums',
+    // Streamed blobs: an object's bytes live in 1 MiB rows of berth_blob_chunks under a fresh `version`
+    // id, written before the object's row is switched to that version in one transaction (readers see
+    // the old object or the new one, never a part). Small objects stay inline in `bytes` (chunk_bytes
+    // NULL). `sha256` is what every write records. Additive: the previous release keeps reading and
+    // writing inline rows; the trigger notices its writes (they leave `version` as it was) and marks such
+    // a row inline with no recorded checksum, so this release reads it correctly (and computes the
+    // checksum). Chunks of versions no row references any more are swept (PgBlobStore.sweepOrphanChunks).
+    statements: (s) => [
+      `ALTER TABLE ${s}.berth_blobs
+        ADD COLUMN IF NOT EXISTS sha256 text,
+        ADD COLUMN IF NOT EXISTS version text COLLATE "C",
+        ADD COLUMN IF NOT EXISTS chunk_bytes integer`,
+      `ALTER TABLE ${s}.berth_blobs ALTER COLUMN size TYPE bigint`,
+      `CREATE INDEX IF NOT EXISTS berth_blobs_version_idx ON ${s}.berth_blobs (version) WHERE version IS NOT NULL`,
+      `CREATE TABLE IF NOT EXISTS ${s}.berth_blob_chunks (
+        version text COLLATE "C" NOT NULL,
+        seq integer NOT NULL,
+        bytes bytea NOT NULL,
+        create_time timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (version, seq)
+      )`,
+      // Model weights and most uploads do not compress: store chunks as they are.
+      `ALTER TABLE ${s}.berth_blob_chunks ALTER COLUMN bytes SET STORAGE EXTERNAL`,
+      `CREATE OR REPLACE FUNCTION ${s}.berth_blobs_legacy_write() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.version IS NOT DISTINCT FROM OLD.version THEN
+          NEW.version := NULL;
+          NEW.chunk_bytes := NULL;
+          NEW.sha256 := NULL;
+        END IF;
+        RETURN NEW;
+      END $$`,
+      `DROP TRIGGER IF EXISTS berth_blobs_legacy_write ON ${s}.berth_blobs`,
+      `CREATE TRIGGER berth_blobs_legacy_write BEFORE UPDATE ON ${s}.berth_blobs
+        FOR EACH ROW EXECUTE FUNCTION ${s}.berth_blobs_legacy_write()`,
+    ],
+  },
 ];
 
 export class MigrationError extends Error {

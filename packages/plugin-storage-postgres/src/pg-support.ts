@@ -11,6 +11,7 @@ export interface Tables {
   readonly resources: string;
   readonly versionSeq: string;
   readonly blobs: string;
+  readonly blobChunks: string;
   readonly jobs: string;
   readonly outbox: string;
   readonly consumers: string;
@@ -24,6 +25,7 @@ export function tablesOf(schema: string): Tables {
     resources: `${s}.berth_resources`,
     versionSeq: `${s}.berth_resource_version_seq`,
     blobs: `${s}.berth_blobs`,
+    blobChunks: `${s}.berth_blob_chunks`,
     jobs: `${s}.berth_jobs`,
     outbox: `${s}.berth_outbox`,
     consumers: `${s}.berth_outbox_consumers`,

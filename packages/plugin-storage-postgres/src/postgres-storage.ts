@@ -37,7 +37,7 @@ export class PostgresStorage implements Storage {
     this.transactionAttempts = Math.max(1, config.transactionAttempts ?? DEFAULT_TRANSACTION_ATTEMPTS);
     const db: ExecutorSource = () => this.requirePool();
     this.resources = new PgResourceStore(this.tables, db);
-    this.blobs = new PgBlobStore(this.tables, db);
+    this.blobs = new PgBlobStore(this.tables, () => this.requirePool());
     this.queue = new PgJobQueue(this.tables, db);
     this.outbox = new PgOutbox(this.tables, db);
     this.kv = new PgKeyValueStore(this.tables, db);

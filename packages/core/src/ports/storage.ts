@@ -57,18 +57,74 @@ export interface BlobObject {
   readonly createTime: string;
 }
 
-/** Binary objects: dataset files, generated images. Keys are `/`-separated paths. */
+/** What a blob store records about an object, written with it and replaced with it. */
+export interface BlobMetadata {
+  readonly contentType: string;
+  /** Bytes in the whole object. */
+  readonly size: number;
+  /** When this version of the object was written (RFC 3339, UTC). */
+  readonly createTime: string;
+  /** Lowercase hex SHA-256 of the whole object, computed by the store while the bytes were written. */
+  readonly sha256: string;
+}
+
+/**
+ * A byte range of an object: `length` bytes from `offset`, or everything from `offset` when `length` is
+ * absent. Both are non-negative integers (INVALID_ARGUMENT otherwise); an `offset` past the end of the
+ * object is OUT_OF_RANGE; a range reaching past the end is cut at the end.
+ */
+export interface BlobRange {
+  readonly offset: number;
+  readonly length?: number;
+}
+
+/** An object being read: its metadata, the range served, and the bytes as they come from the store. */
+export interface BlobReadStream extends BlobMetadata {
+  /** The first byte served (0 without a range). */
+  readonly offset: number;
+  /** Bytes `body` yields: the range cut at the end of the object. */
+  readonly length: number;
+  /**
+   * The bytes of the range, in order, in chunks of bounded size (never the whole object at once).
+   * Iterate it once; breaking off early releases whatever the store holds for it. The chunks belong to
+   * the caller. A store that cannot finish (the object was replaced mid-read and its old bytes are
+   * gone, the backend failed) throws from the iteration: ABORTED or UNAVAILABLE.
+   */
+  readonly body: AsyncIterable<Uint8Array>;
+}
+
+/**
+ * Binary objects: dataset files, model files, generated images, batch outputs.
+ *
+ * **Keys** are `/`-separated paths of 1–1024 bytes (UTF-8): segments of 1–250 bytes, no empty segment
+ * (so no leading, trailing or doubled `/`), no `.` or `..` segment, no backslash and no control characters.
+ * Every method refuses another key with INVALID_ARGUMENT before touching the store
+ * (`assertBlobKey` in `@berth/core`), so no key can reach outside the store (path traversal).
+ *
+ * **Writes** replace an object whole: a reader sees the old object or the new one, never a mix, and
+ * concurrent writers of one key leave exactly one of their objects. Every write records the SHA-256
+ * of the bytes.
+ */
 export interface BlobStore {
   put(ctx: RequestContext, key: string, bytes: Uint8Array, contentType: string): Promise<void>;
   /**
    * Stores the bytes as `chunks` yields them, never holding the whole object in the caller's memory
    * beyond what the store itself keeps, and answers the size stored. When the iteration or a write
-   * fails, `key` may hold a partial object: the caller deletes it.
+   * fails, the error is rethrown and `key` holds either the previous object or none: the caller deletes
+   * it when it wants neither.
    */
   putStream(ctx: RequestContext, key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<number>;
+  /** The whole object in memory: for small objects only (images, batch chunks); large ones use `getStream`. */
   get(ctx: RequestContext, key: string): Promise<BlobObject | undefined>;
+  /** The object's metadata, undefined when absent. */
+  head(ctx: RequestContext, key: string): Promise<BlobMetadata | undefined>;
+  /** Reads the object, or one range of it, as a stream; undefined when absent. */
+  getStream(ctx: RequestContext, key: string, range?: BlobRange): Promise<BlobReadStream | undefined>;
   delete(ctx: RequestContext, key: string): Promise<boolean>;
-  /** Keys under a prefix, sorted. */
+  /**
+   * Keys starting with `prefix` (a plain string prefix, not a pattern), sorted by UTF-16 code units.
+   * The prefix is empty or a key's beginning: INVALID_ARGUMENT when it could not begin a valid key.
+   */
   list(ctx: RequestContext, prefix: string): Promise<string[]>;
 }
 

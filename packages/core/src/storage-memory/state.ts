@@ -1,4 +1,4 @@
-import type { BlobObject, OutboxEvent } from '../ports/index.js';
+import type { BlobMetadata, OutboxEvent } from '../ports/index.js';
 import { ResourceIndexes } from './indexes.js';
 import type { JobRecord, KvRecord, ResourceRecord } from './records.js';
 
@@ -6,7 +6,7 @@ import type { JobRecord, KvRecord, ResourceRecord } from './records.js';
 export class MemoryState {
   readonly resources = new Map<string, ResourceRecord>();
   readonly indexes = new ResourceIndexes((name) => this.resources.get(name));
-  readonly blobs = new Map<string, BlobObject>();
+  readonly blobs = new Map<string, BlobMetadata & { readonly bytes: Uint8Array }>();
   readonly jobs = new Map<string, JobRecord>();
   /** `queue\u0000dedupeKey` → job id. */
   readonly dedupe = new Map<string, string>();

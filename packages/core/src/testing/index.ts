@@ -3,6 +3,7 @@
  * runs unchanged, fakes, and a ready gateway.
  */
 export * from './storage-contract.js';
+export * from './blob-store-contract.js';
 export * from './test-gateway.js';
 export * from './runtime-contract.js';
 export * from './assertions.js';

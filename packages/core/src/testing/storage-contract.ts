@@ -3,7 +3,8 @@ import type { Storage } from '../ports/storage.js';
 import { etagTests } from './storage-contract/etags.js';
 import { invariantTests } from './storage-contract/invariants.js';
 import { listingTests } from './storage-contract/listing.js';
-import { blobTests, kvTests, outboxTests, transactionTests } from './storage-contract/others.js';
+import { kvTests, outboxTests, transactionTests } from './storage-contract/others.js';
+import { blobStoreTests, type BlobContractOptions } from './blob-store-contract.js';
 import { queueTests } from './storage-contract/queue.js';
 import { resourceTests } from './storage-contract/resources.js';
 
@@ -25,9 +26,9 @@ export interface StorageUnderTest {
  * clock. Covers every port and every code the port documents, the concurrency promises (one winner
  * among concurrent creates, no lost etag-checked update, no job claimed twice, exact concurrent
  * increments, invariant locks and the last-admin rule under races, AIP-154 etags through a resource service), AIP-160 filters of every kind and field type, orderings with nulls, keyset paging and
- * transactions.
+ * transactions; the blob-store contract (`describeBlobStoreContract`) runs on `storage.blobs` with `options.blobs`.
  */
-export function describeStorageContract(name: string, factory: () => Promise<StorageUnderTest>): void {
+export function describeStorageContract(name: string, factory: () => Promise<StorageUnderTest>, options: { readonly blobs?: BlobContractOptions } = {}): void {
   describe(`storage contract: ${name}`, () => {
     let underTest: StorageUnderTest | undefined;
     beforeAll(async () => {
@@ -43,7 +44,7 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
     };
     resourceTests(storage);
     listingTests(storage);
-    blobTests(storage);
+    blobStoreTests(() => storage().blobs, options.blobs);
     queueTests(storage);
     outboxTests(storage);
     kvTests(storage);
