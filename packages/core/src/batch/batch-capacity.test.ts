@@ -9,7 +9,7 @@ import type { BatchInferenceJob } from '../resources/batch-inference-jobs/batch-
 import type { DeploymentService } from '../resources/deployments/deployment-service.js';
 import { memoryStorage } from '../testing/index.js';
 import { createTestGateway, principalContext, type TestGateway } from '../testing/test-gateway.js';
-import { BatchCapacity, temporaryDeploymentsCollection } from './batch-capacity.js';
+import { BatchCapacity, temporaryDeploymentRecords, type TemporaryDeploymentsRecord } from './batch-capacity.js';
 
 const account = 'acme';
 const admin: RequestContext = principalContext(account, 'admin');
@@ -34,12 +34,8 @@ async function liveDeployments(): Promise<JsonObject[]> {
   return (await deployments.list(admin, account, {})).items as JsonObject[];
 }
 
-async function records(): Promise<JsonObject[]> {
-  const { items } = await storage.resources.list(ctx, {
-    parent: `accounts/${account}`, collection: temporaryDeploymentsCollection, pageSize: 100,
-    orderBy: [{ declaration: { path: ['name'], type: 'string' }, descending: false }],
-  });
-  return items.map((i) => i.data);
+async function records(): Promise<TemporaryDeploymentsRecord[]> {
+  return temporaryDeploymentRecords(systemContext(), storage, account);
 }
 
 beforeEach(async () => {

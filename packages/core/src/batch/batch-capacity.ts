@@ -89,6 +89,14 @@ function isNotDeployed(error: unknown): boolean {
   return isGatewayError(error) && error.code === Code.NOT_FOUND && error.reason === 'NOT_DEPLOYED';
 }
 
+/** The records of an account's temporary deployments (one per model that has or had some; at most 1000 read). */
+export async function temporaryDeploymentRecords(ctx: RequestContext, storage: Pick<Storage, 'resources'>, accountId: string): Promise<TemporaryDeploymentsRecord[]> {
+  const { items } = await storage.resources.list(ctx, {
+    parent: `accounts/${accountId}`, collection: temporaryDeploymentsCollection, pageSize: 1000, orderBy: byName,
+  });
+  return items.map((item) => item.data as unknown as TemporaryDeploymentsRecord);
+}
+
 /** True when the job `jobName` exists and has not stopped (it may still send rows). */
 async function stillWorking(ctx: RequestContext, store: ResourceStore, jobName: string): Promise<boolean> {
   const job = await readJob(ctx, store, jobName);
@@ -262,11 +270,7 @@ export class BatchCapacity {
    */
   async release(ctx: RequestContext, jobName: string): Promise<void> {
     const { accountId } = parseResourceName(jobName, 'batchInferenceJobs');
-    const records = await this.storage.resources.list(ctx, {
-      parent: `accounts/${accountId}`, collection: temporaryDeploymentsCollection, pageSize: 1000, orderBy: byName,
-    });
-    for (const item of records.items) {
-      const record = item.data as unknown as TemporaryDeploymentsRecord;
+    for (const record of await temporaryDeploymentRecords(ctx, this.storage, accountId)) {
       if (!record.entries.some((e) => e.releasing || e.holders.length > 0)) continue;
       const toDelete = await this.dropHolder(ctx, record.model, record.name, jobName);
       for (const deployment of toDelete) {

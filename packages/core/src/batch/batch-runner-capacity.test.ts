@@ -11,7 +11,7 @@ import { waitFor } from '../testing/queue-worker-scenarios.js';
 import { createTestGateway, principalContext, type TestGateway } from '../testing/test-gateway.js';
 import { testRuntime, type TestRuntimeOptions } from '../testing/test-runtime.js';
 import { QueueWorkerPool } from '../workers/queue-worker-pool.js';
-import { BatchCapacity, temporaryDeploymentsCollection } from './batch-capacity.js';
+import { BatchCapacity, temporaryDeploymentRecords, type TemporaryDeploymentsRecord } from './batch-capacity.js';
 import { BatchInferenceRunner } from './batch-runner.js';
 
 const account = 'acme';
@@ -54,6 +54,10 @@ function startWorkers(client: ChatModelClient): QueueWorkerPool {
   return pool;
 }
 
+async function records(): Promise<TemporaryDeploymentsRecord[]> {
+  return temporaryDeploymentRecords(systemContext(), storage, account);
+}
+
 async function deploymentsEver(): Promise<JsonObject[]> {
   return (await tg.services.deployments.list(admin, account, { showDeleted: true })).items as JsonObject[];
 }
@@ -93,11 +97,7 @@ describe('batch jobs and temporary deployments', () => {
     const ever = await deploymentsEver();
     expect(ever.map((d) => d.name)).toEqual([run?.temporaryDeployment]);
     await waitFor(async () => (await deploymentsEver())[0]?.state === 'DELETED', 10_000);
-    const { items } = await storage.resources.list(systemContext(), {
-      parent: `accounts/${account}`, collection: temporaryDeploymentsCollection, pageSize: 10,
-      orderBy: [{ declaration: { path: ['name'], type: 'string' }, descending: false }],
-    });
-    expect(items).toEqual([]);
+    expect(await records()).toEqual([]);
   });
 
   it('a job deleted while it waits in PENDING releases the temporary deployment it asked for', async () => {
@@ -112,5 +112,27 @@ describe('batch jobs and temporary deployments', () => {
     await waitFor(async () => ['DELETING', 'DELETED'].includes(String((await deploymentsEver())[0]?.state)), 10_000);
     expect(await deploymentsEver()).toHaveLength(1);
     expect(client.calls).toBe(0);
+  });
+
+  it('a job cancelled in PENDING, and one failed in PENDING (its deployment deleted), release their temporary deployments', async () => {
+    await setup({ simulated: { delays: { schedulingMs: 600_000 } } });
+    startWorkers(new EchoClient());
+    const jobs = tg.services.batchInferenceJobs;
+    const cancelled = await jobs.create(admin, account, { model, inputDatasetId: 'in' }, 'cancelled');
+    await waitFor(async () => (await deploymentsEver()).length === 1, 10_000);
+    const [first] = await deploymentsEver();
+    expect((await jobs.get(admin, cancelled.name!)).state).toBe('JOB_STATE_PENDING');
+    await jobs.cancel(admin, cancelled.name!);
+    await waitFor(async () => ['DELETING', 'DELETED'].includes(String((await tg.services.deployments.get(admin, String(first!.name))).state)), 10_000);
+    await waitFor(async () => (await records()).length === 0, 10_000);
+
+    const failed = await jobs.create(admin, account, { model, inputDatasetId: 'in' }, 'failed');
+    await waitFor(async () => (await deploymentsEver()).length === 2, 10_000);
+    const second = (await deploymentsEver()).find((d) => d.name !== first!.name)!;
+    await tg.services.deployments.delete(admin, String(second.name), { ignoreChecks: true });
+    await waitFor(async () => (await jobs.get(admin, failed.name!)).state === 'JOB_STATE_FAILED', 10_000);
+    expect((await jobs.get(admin, failed.name!)).status).toMatchObject({ code: 'FAILED_PRECONDITION', message: expect.stringContaining(String(second.name)) });
+    await waitFor(async () => (await records()).length === 0, 10_000);
+    expect(await deploymentsEver()).toHaveLength(2);
   });
 });
