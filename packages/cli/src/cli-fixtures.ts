@@ -41,7 +41,10 @@ export interface CliGateway {
   close(): Promise<void>;
 }
 
-export async function startCliGateway(): Promise<CliGateway> {
+/** Largest dataset file the test gateway takes (small, so a refused upload is cheap to test). */
+export const maxDatasetFileBytes = 1024 * 1024;
+
+export async function startCliGateway(options: { maxDatasetFileBytes?: number } = {}): Promise<CliGateway> {
   const gateway = createGateway({
     plugins: [
       memoryStorage(),
@@ -50,7 +53,7 @@ export async function startCliGateway(): Promise<CliGateway> {
       gpuxRuntime({ provisioner: { kind: 'simulated', delays: { schedulingMs: 30, downloadingMs: 60, initializingMs: 30 } } }),
       servingOptions({ pollIntervalMs: 50 }),
     ],
-    config: { bootstrapAccountId: account, bootstrapApiKey: adminKey },
+    config: { bootstrapAccountId: account, bootstrapApiKey: adminKey, maxDatasetFileBytes: options.maxDatasetFileBytes ?? maxDatasetFileBytes },
   });
   await gateway.start();
   const server = await serveGateway(gateway);

@@ -3,7 +3,7 @@ import { statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { parse as parseYaml } from 'yaml';
-import { account, adminKey, hasScript, spawnBerth, startCliGateway, type CliGateway, type Result } from './cli-fixtures.js';
+import { account, adminKey, hasScript, maxDatasetFileBytes, spawnBerth, startCliGateway, type CliGateway, type Result } from './cli-fixtures.js';
 
 /**
  * `berth` end to end against a gateway started here: every command's table and JSON output, the
@@ -243,6 +243,12 @@ describe('berth: datasets and jobs with progress', () => {
     expect(JSON.parse(ok(asJson).stdout)).toMatchObject({ name: `accounts/${account}/datasets/other`, state: 'READY', exampleCount: '2', format: 'CHAT' });
     expect(asJson.stderr).toContain('uploading other.jsonl');
     expect(ok(await g.berth(['datasets', 'delete', 'other'])).stdout).toBe('deleted dataset other\n');
+    const big = join(g.dir, 'big.jsonl');
+    writeFileSync(big, `${batchRow(0)}\n`.repeat(Math.ceil((2 * maxDatasetFileBytes) / batchRow(0).length)));
+    const tooBig = await g.berth(['datasets', 'upload', big]);
+    expect(tooBig.code).toBe(1);
+    expect(tooBig.stderr).toBe(`error: the file is larger than the ${maxDatasetFileBytes} bytes a dataset file may hold (INVALID_ARGUMENT, HTTP 413)\n`);
+    expect(json(await g.berth(['datasets', 'get', 'big', '-o', 'json']))).toMatchObject({ state: 'UPLOADING' });
     const missing = await g.berth(['datasets', 'upload', join(g.dir, 'absent.jsonl')]);
     expect(missing).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: cannot read .*absent\.jsonl: ENOENT/) });
   });

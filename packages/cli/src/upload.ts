@@ -30,13 +30,13 @@ export function datasetIdFromFile(file: string): string {
 }
 
 /** Multipart framing around one file part; the body is streamed, never held in memory. */
-function multipart(file: string, size: number, onBytes: (sent: number) => void): { body: ReadableStream<Uint8Array>; headers: Record<string, string> } {
+function multipart(file: string, size: number, onBytes: (sent: number) => void): { body: AsyncIterable<Uint8Array>; headers: Record<string, string> } {
   const boundary = `berth-${randomBytes(12).toString('hex')}`;
   const name = basename(file).replace(/["\r\n]/g, '_');
   const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/jsonl\r\n\r\n`);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  let sent = 0;
   async function* parts(): AsyncGenerator<Uint8Array> {
+    let sent = 0;
     yield head;
     for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) {
       sent += (chunk as Buffer).length;
@@ -45,18 +45,7 @@ function multipart(file: string, size: number, onBytes: (sent: number) => void):
     }
     yield tail;
   }
-  const iterator = parts();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await iterator.next();
-      if (next.done) controller.close();
-      else controller.enqueue(new Uint8Array(next.value));
-    },
-    async cancel() {
-      await iterator.return(undefined);
-    },
-  });
-  return { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) } };
+  return { body: parts(), headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) } };
 }
 
 /** Creates the dataset when missing, streams the file with a byte bar, and returns the dataset as validated. */
@@ -84,7 +73,8 @@ export async function uploadDataset(options: UploadOptions): Promise<{ dataset: 
   const draw = (sent: number) => progress.update(size === 0 ? 1 : sent / size, `${formatBytes(sent)} / ${total}`);
   draw(0);
   try {
-    await client.request('POST', `${path}:upload`, { raw: multipart(file, size, draw) });
+    const { body, headers } = multipart(file, size, draw);
+    await client.upload(`${path}:upload`, body, headers);
     draw(size);
   } finally {
     progress.finish();
