@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { notFound } from '../errors/index.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { JsonObject } from '../contracts/json.js';
@@ -24,35 +23,19 @@ export function blobModelFileSources(blobs: BlobStore, sign: ModelFileUrlSigner)
       if (names.length === 0) return undefined;
       const files: ModelFileEntry[] = [];
       for (const path of names) {
-        const head = await blobHead(ctx, blobs, modelFileKey(modelName, path));
+        const head = await blobs.head(ctx, modelFileKey(modelName, path));
         if (head) files.push({ path, sizeBytes: head.size, sha256: head.sha256 });
       }
       return {
         model: modelName,
         files,
         async read(readCtx, path) {
-          const body = await blobBody(readCtx, blobs, modelFileKey(modelName, path));
-          if (!body) throw notFound(`file ${path} of ${modelName}`);
-          return body;
+          const stream = await blobs.getStream(readCtx, modelFileKey(modelName, path));
+          if (!stream) throw notFound(`file ${path} of ${modelName}`);
+          return stream.body;
         },
         signedUrl: (path, ttlSeconds) => sign(modelName, path, ttlSeconds),
       };
     },
   };
-}
-
-/** A stored object's size and SHA-256 (as the store recorded them), undefined when absent. */
-async function blobHead(ctx: RequestContext, blobs: BlobStore, key: string): Promise<{ size: number; sha256: string } | undefined> {
-  const blob = await blobs.get(ctx, key);
-  return blob ? { size: blob.size, sha256: createHash('sha256').update(blob.bytes).digest('hex') } : undefined;
-}
-
-/** A stored object's bytes in chunks, undefined when absent. */
-async function blobBody(ctx: RequestContext, blobs: BlobStore, key: string): Promise<AsyncIterable<Uint8Array> | undefined> {
-  const blob = await blobs.get(ctx, key);
-  if (!blob) return undefined;
-  const bytes = blob.bytes;
-  return (async function* () {
-    for (let at = 0; at < bytes.byteLength; at += 1 << 20) yield bytes.subarray(at, at + (1 << 20));
-  })();
 }

@@ -52,7 +52,9 @@ function score(key: string, replicaId: string): bigint {
  * `acquire` leases the ready replica with the fewest requests in flight (ties rotate), or, when the deployment
  * enables session affinity and an affinity key is given, the replica chosen by rendezvous hashing of the key
  * over the ready replicas (a key moves only when its replica goes away). With no ready replica the request
- * asks the reconciler for capacity and waits in a bounded FIFO queue.
+ * asks the reconciler for capacity and waits in a bounded FIFO queue. A request for a LoRA add-on then pins
+ * the add-on on its replica (loading it there first when it is not loaded: see `AddonServing`) until the
+ * lease is released.
  */
 export class RuntimeServingDirectory implements ServingDirectory {
   private readonly waiters = new Map<string, Set<Waiter>>();
