@@ -22,8 +22,8 @@ export interface BlobStoreUnderTest {
 export function blobStoreTests(store: BlobStoreGetter, options: BlobContractOptions = {}): void {
   basicBlobTests(store);
   streamBlobTests(store, options);
-  keyBlobTests(store);
-  concurrencyBlobTests(store);
+  keyBlobTests(store, options);
+  concurrencyBlobTests(store, options);
 }
 
 /**

@@ -14,6 +14,17 @@ export interface BlobContractOptions {
    * the process such as PGlite): the bounded-memory checks, which measure this process, are skipped.
    */
   readonly holdsObjectsInProcess?: boolean;
+  /**
+   * Only for a test server standing in for a real backend (s3rver for S3): the longest key segment the
+   * server can hold, when shorter than the port's 250 bytes (s3rver keeps keys as file names with a suffix).
+   */
+  readonly longestSegmentBytes?: number;
+  /**
+   * Only for a test server standing in for a real backend: false when the server itself does not replace
+   * an object of one key atomically (s3rver copies into place in several steps), so the race of writers
+   * to one key, which the real backend guarantees and the store relies on, is not run against it.
+   */
+  readonly atomicWritesOfOneKey?: boolean;
 }
 
 export const MiB = 1024 * 1024;
