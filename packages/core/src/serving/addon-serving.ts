@@ -74,7 +74,7 @@ export class AddonServing {
    */
   async reconcile(ctx: RequestContext, m: Managed, baseModel: string, records: readonly DeployedModel[]): Promise<ReadonlyMap<string, AddonReadiness>> {
     for (const [replicaId, entry] of this.replicas) {
-      if (!m.replicas.has(replicaId) && (await entry)?.deployment === m.name) this.replicas.delete(replicaId);
+      if (!m.replicas.has(replicaId) && (await entry.catch(() => undefined))?.deployment === m.name) this.replicas.delete(replicaId);
     }
     const addons = records.filter((r) => r.model !== baseModel && r.model !== undefined && r.state !== 'UNDEPLOYING');
     const wanted = new Set(addons.map((r) => r.model as string));
@@ -146,8 +146,9 @@ export class AddonServing {
     if (!entry) {
       entry = this.open(ctx, deployment, replicaId);
       this.replicas.set(replicaId, entry);
-      // A replica that could not be read is tried again on its next use.
-      entry.catch(() => this.replicas.delete(replicaId));
+      // A replica that could not be read, or is not (yet) tracked, is tried again on its next use.
+      const forget = () => void this.replicas.delete(replicaId);
+      entry.then((opened) => opened ?? forget(), forget);
     }
     return entry;
   }
