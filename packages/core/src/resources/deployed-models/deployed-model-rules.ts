@@ -11,8 +11,8 @@ export const addonModelKinds: ReadonlySet<string> = new Set(['HUB_PEFT_ADDON', '
 /**
  * Checks that `model` may be deployed to `deployment`: the deployment's own base model always may; an
  * add-on needs `enableAddons` on the deployment (FAILED_PRECONDITION) and the deployment's base model as its
- * base (INVALID_ARGUMENT); any other model is INVALID_ARGUMENT. A DELETING or DELETED deployment is
- * FAILED_PRECONDITION.
+ * base (INVALID_ARGUMENT); any other model is INVALID_ARGUMENT. A DELETING or DELETED deployment, and an
+ * add-on whose upload is not validated yet (UPLOADING), are FAILED_PRECONDITION.
  */
 export function assertDeployable(model: Model, deployment: Deployment): void {
   const state = deployment.state;
@@ -37,6 +37,12 @@ export function assertDeployable(model: Model, deployment: Deployment): void {
     throw failedPrecondition(`deployment ${deployment.name} does not enable add-ons (enableAddons is false)`, {
       field: 'deployment',
       reason: 'ADDONS_DISABLED',
+    });
+  }
+  if (model.state === 'UPLOADING') {
+    throw failedPrecondition(`add-on ${model.name} is UPLOADING: upload and validate its files (:validateUpload) before deploying it`, {
+      field: 'model',
+      reason: 'MODEL_NOT_READY',
     });
   }
 }

@@ -69,6 +69,14 @@ describe('create', () => {
     expect(error.message).toContain('enableAddons');
   });
 
+  it('an add-on whose upload is not validated (UPLOADING) is refused (FAILED_PRECONDITION), once READY it deploys', async () => {
+    await tg.services.models.resources.mutate(ctx, addon, (m) => ({ ...m, state: 'UPLOADING' }));
+    const error = await rejected(deploy({ model: addon, deployment: deployment('with-addons') }), 'FAILED_PRECONDITION');
+    expect(error.message).toContain('UPLOADING');
+    await tg.services.models.resources.mutate(ctx, addon, (m) => ({ ...m, state: 'READY' }));
+    expect((await deploy({ model: addon, deployment: deployment('with-addons') })).state).toBe('DEPLOYING');
+  });
+
   it('an add-on’s base model must be the deployment’s base model; another base model is refused', async () => {
     await tg.services.models.create(ctx, account, { peftDetails: { baseModel: otherBase, r: 8, targetModules: ['q_proj'] } }, 'foreign');
     expect((await rejected(deploy({ model: `accounts/${account}/models/foreign`, deployment: deployment('with-addons') }), 'INVALID_ARGUMENT')).field).toBe('model');
