@@ -41,12 +41,14 @@ function fakeKubernetes(): KubernetesApi & { applied: KubernetesManifest[] } {
 }
 
 /** The gateway's signed file URLs, served from model file sources (what model-upload's download route does). */
-async function fileServer(sources: readonly ModelFileSource[]): Promise<{ url: string; server: Server }> {
+async function fileServer(sources: readonly ModelFileSource[]): Promise<{ url: string; server: Server; served: string[] }> {
+  const served: string[] = [];
   const files = new Map<string, { source: ModelFileSource; path: string }>();
   for (const source of sources) for (const f of source.files) files.set(source.signedUrl(f.path, 1).split('?')[0]!, { source, path: f.path });
   const server = createServer((req, res) => {
     const file = files.get((req.url ?? '').split('?')[0]!);
     if (!file) return void res.writeHead(404).end();
+    served.push(file.path);
     void file.source.read(ctx, file.path).then(async (chunks) => {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       for await (const chunk of chunks) res.write(chunk);
@@ -54,7 +56,7 @@ async function fileServer(sources: readonly ModelFileSource[]): Promise<{ url: s
     }, () => res.writeHead(404).end());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, served };
 }
 
 let dir: string;
@@ -171,6 +173,12 @@ describe('kubernetes replicas of uploaded models', () => {
     });
     await adapters.unload(ctx, 'lora-0', 'accounts/a/models/one');
     expect(await adapters.loaded(ctx, 'lora-0')).toEqual(['accounts/a/models/two']);
+    // Reloaded after an eviction: its files are still in the cache and checked, not downloaded again.
+    const served = files.served.length;
+    await adapters.unload(ctx, 'lora-0', 'accounts/a/models/two');
+    await adapters.load(ctx, 'lora-0', { name: 'accounts/a/models/one', source: one });
+    expect(files.served.length).toBe(served);
+    expect(await chat(engine, 'accounts/a/models/one')).toBe(answers[1]);
   });
 });
 

@@ -44,7 +44,8 @@ export function addonDirectory(modelCachePath: string, name: string): string {
  *   the engine to load an add-on from that directory.
  *
  * Every file is streamed to `<path>.part`, checked against its size and SHA-256, then renamed; a mismatch
- * fails naming the file. Plans may only write under `BERTH_FETCH_ROOT` and only fetch URLs under
+ * fails naming the file. A file already there with the right size and SHA-256 (an add-on reloaded after
+ * an eviction, a restarted init container) is not downloaded again. Plans may only write under `BERTH_FETCH_ROOT` and only fetch URLs under
  * `BERTH_GATEWAY_URL`, so the sidecar cannot be turned into a general downloader.
  */
 export const modelFetcherScript = String.raw`
@@ -56,6 +57,13 @@ ROOT = os.path.realpath(os.environ.get('BERTH_FETCH_ROOT', '/models'))
 
 def inside(parent, child):
     return child == parent or child.startswith(parent + os.sep)
+
+def sha256_of(path):
+    digest = hashlib.sha256()
+    with open(path, 'rb') as source:
+        for chunk in iter(lambda: source.read(1 << 20), b''):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 def fetch(plan):
     root = os.path.realpath(plan['dir'])
@@ -69,6 +77,8 @@ def fetch(plan):
         if not inside(root, target) or target == root:
             raise ValueError('%s: the path leaves the model directory' % name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.isfile(target) and os.path.getsize(target) == f['size'] and sha256_of(target) == f['sha256']:
+            continue
         digest, size, part = hashlib.sha256(), 0, target + '.part'
         try:
             with urllib.request.urlopen(url, timeout=300) as response, open(part, 'wb') as out:
