@@ -14,6 +14,11 @@ export default tseslint.config(
     },
   },
   {
+    // Node scripts in plain JavaScript (scripts/, the startup benchmark's baseline).
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly' } },
+  },
+  {
     // CommonJS configuration files (dependency-cruiser's rules).
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable' } },

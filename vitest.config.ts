@@ -10,11 +10,16 @@ import { defineConfig } from 'vitest/config';
  *   of packages that drive a gateway they start (the `berth` CLI) (`npm run test:e2e`);
  * - `fuzz`: the property-based suites under `test/fuzz`.
  * `npm test` runs them all.
+ *
+ * Tests run on the packages' TypeScript sources, with no build: workspace packages export their sources
+ * under the `@berth/source` condition (their default exports are the built `dist/` files).
  */
 const pg = '**/*.pg.test.ts';
 const e2e = '**/*.e2e.test.ts';
 
 export default defineConfig({
+  // Vite's default server conditions (module, node, development|production) after the source condition.
+  ssr: { resolve: { conditions: ['@berth/source', 'module', 'node', 'development|production'] } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -45,6 +45,6 @@ module.exports = {
     exclude: { path: `${generated}|${testCode}` },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['@berth/source', 'import', 'require', 'node', 'default'] },
   },
 };

@@ -10,6 +10,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   images: async () => (await import('./images/index.js')).runImagesBenchmark(),
   'hostile-bodies': async () => (await import('./hostile-bodies/index.js')).runHostileBodiesBenchmark(),
   batch: async () => (await import('./batch/index.js')).runBatchBenchmark(),
+  startup: async () => (await import('./startup/index.js')).runStartupBenchmark(),
 };
 const requested = process.argv[2];
 const names = requested ? [requested] : Object.keys(benchmarks);

@@ -14,7 +14,7 @@ export interface ChildServer {
  * loop) and waits for the one JSON line it prints: `{"url": "...", ...}`.
  */
 export async function startChildServer(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, nodeArgs: readonly string[] = []): Promise<ChildServer> {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+  const child: ChildProcess = spawn(process.execPath, ['--conditions=@berth/source', ...nodeArgs, '--import', 'tsx', script, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });

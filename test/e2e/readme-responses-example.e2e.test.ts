@@ -70,7 +70,7 @@ describe('README: the Responses API with the official openai client', () => {
   });
 
   it('runs the example: a previous_response_id conversation, a stream and a function tool round trip', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', examplePath], {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=@berth/source', '--import', 'tsx', examplePath], {
       cwd: root,
       timeout: 60_000,
       env: { PATH: process.env.PATH, BERTH_BASE_URL: `${server.url}/inference/v1`, BERTH_API_KEY: apiKey },
@@ -108,7 +108,7 @@ describe('README: the Responses API with the official openai client', () => {
   it('quotes examples/responses-mcp.ts whole and runs it: an MCP tool listed, called and answered from, then streamed', async () => {
     const [readme, example] = await Promise.all([readFile(`${root}README.md`, 'utf8'), readFile(mcpExamplePath, 'utf8')]);
     expect(readme).toContain('```ts\n' + example + '```\n');
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', mcpExamplePath], {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=@berth/source', '--import', 'tsx', mcpExamplePath], {
       cwd: root,
       timeout: 60_000,
       env: { PATH: process.env.PATH, BERTH_BASE_URL: `${server.url}/inference/v1`, BERTH_API_KEY: apiKey },

@@ -14,7 +14,7 @@ const hostScript = fileURLToPath(new URL('./probe-host.ts', import.meta.url));
 
 /** Starts `script` (default probe-host.ts) in its own Node process and waits for its `{"url"}` line. */
 export async function startGatewayProcess(env: NodeJS.ProcessEnv, script: string = hostScript): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, ['--conditions=@berth/source', '--import', 'tsx', script], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
   });

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { definePlugin, storageToken, type GatewayPlugin } from '@berth/core';
 import { migrate } from './migrations.js';
 import { PostgresStorage } from './postgres-storage.js';
@@ -47,7 +47,9 @@ export function postgresStorage(options: PostgresStorageOptions): GatewayPlugin 
       if (options.pool !== undefined) {
         pool = options.pool;
       } else {
-        owned = new pg.Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
+        // Loaded here: a host that only links this plugin (e.g. to choose storage at run time) does not load pg.
+        const { default: driver } = await import('pg');
+        owned = new driver.Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
         // An idle connection that dies emits 'error' on the pool; unhandled, it would crash the process.
         owned.on('error', (error) => ctx.logger.warn({ error: error.message }, 'PostgreSQL idle connection error'));
         pool = owned;

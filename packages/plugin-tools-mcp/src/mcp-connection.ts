@@ -5,9 +5,9 @@
  * any user-supplied URL (no loopback or private address unless the gateway allows them), and the
  * request's signal ends every exchange.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -50,6 +50,29 @@ export interface McpConnectorLimits {
 
 const clientInfo = { name: 'berth-gateway', version: '0.1.0' };
 
+/**
+ * The SDK's client and transports, loaded on the first connection: the SDK and its schema library are a
+ * large part of a gateway's start-up time and memory, and most gateways never see an MCP tool.
+ */
+let sdkLoading: Promise<McpSdk> | undefined;
+interface McpSdk {
+  readonly Client: typeof Client;
+  readonly SSEClientTransport: typeof SSEClientTransport;
+  readonly StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
+}
+function loadSdk(): Promise<McpSdk> {
+  sdkLoading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/sse.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]).then(([client, sse, streamable]) => ({
+    Client: client.Client,
+    SSEClientTransport: sse.SSEClientTransport,
+    StreamableHTTPClientTransport: streamable.StreamableHTTPClientTransport,
+  }));
+  return sdkLoading;
+}
+
 export function cancelledError(): GatewayError {
   return new GatewayError(Code.CANCELLED, 'the request was cancelled', { reason: 'CANCELLED' });
 }
@@ -87,6 +110,7 @@ export class SdkMcpConnector implements McpConnector {
   ) {}
 
   async connect(ctx: RequestContext, declaration: McpServerDeclaration): Promise<McpServerConnection> {
+    const { Client, SSEClientTransport, StreamableHTTPClientTransport } = await loadSdk();
     // The egress client's errors are kept: the SDK may wrap them (or, for SSE, keep only their text).
     const refusals: GatewayError[] = [];
     const egressFetch = this.egress.createFetch(ctx, {

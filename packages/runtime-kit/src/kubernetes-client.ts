@@ -1,4 +1,6 @@
-import { KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import { createRequire } from 'node:module';
+import type * as ClientNode from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { kubernetesApiFromObjectApi, type KubernetesApi } from './kubernetes-provisioner.js';
 
 /**
@@ -6,6 +8,9 @@ import { kubernetesApiFromObjectApi, type KubernetesApi } from './kubernetes-pro
  * default one (in-cluster service account or `~/.kube/config`), loaded on first use.
  */
 export function clientNodeKubernetesApi(kubeConfig?: KubeConfig): KubernetesApi {
+  // Required here, not imported at the top: the client is large (hundreds of modules, a second or more to
+  // load), and a gateway that provisions no replica on Kubernetes never calls this.
+  const { KubeConfig, KubernetesObjectApi } = createRequire(import.meta.url)('@kubernetes/client-node') as typeof ClientNode;
   let config = kubeConfig;
   if (!config) {
     config = new KubeConfig();

@@ -120,14 +120,24 @@ export interface InputValidator {
   (input: unknown): JsonObject;
 }
 
+/**
+ * The strict validator of `schema`, compiled on its first use: compiling every resource's schemas when
+ * the services are built was most of a gateway's start-up time, and many are never used by a process.
+ */
+function lazyStrict(schema: JsonSchema): () => ValidateFunction {
+  let validate: ValidateFunction | undefined;
+  return () => (validate ??= compileStrict(schema));
+}
+
 export function compileInputValidator(schema: JsonSchema, outputOnlyPaths: readonly string[], where: string): InputValidator {
-  const validate = compileStrict(schema);
+  const validator = lazyStrict(schema);
   const outputOnly = outputOnlyPaths.map((p) => p.split('.'));
   return (input: unknown) => {
     if (!isPlainObject(input as never)) throw invalidArgument(`${where} must be a JSON object`);
     assertNoNulInJson(input);
     const copy = structuredClone(input) as JsonObject;
     for (const path of outputOnly) deletePath(copy, path);
+    const validate = validator();
     if (!validate(copy)) throw schemaError(validate.errors, where);
     return copy;
   };
@@ -135,9 +145,10 @@ export function compileInputValidator(schema: JsonSchema, outputOnlyPaths: reado
 
 /** Compiles a schema for query or small bodies (not resource bodies). */
 export function compileValidator(schema: JsonSchema, where: string): (input: unknown) => void {
-  const validate = compileStrict(schema);
+  const validator = lazyStrict(schema);
   return (input) => {
     assertNoNulInJson(input);
+    const validate = validator();
     if (!validate(input)) throw schemaError(validate.errors, where);
   };
 }

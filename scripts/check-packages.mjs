@@ -1,0 +1,194 @@
+/**
+ * `npm run check:packages` (run by CI): proves the packages work as published, outside this monorepo.
+ *
+ * 1. Builds every package (scripts/build.mjs) and packs each publishable one with `npm pack`.
+ * 2. Checks each manifest (exports map with types, `files`, README, `@berth/core` as a peer dependency of
+ *    every package built on it) and each tarball with publint (strict) and @arethetypeswrong/cli
+ *    (profile esm-only: the packages are ES modules only).
+ * 3. Copies templates/gateway into a scratch directory outside the workspace (mktemp), points its
+ *    `@berth/*` dependencies at the tarballs (third-party packages come from the npm registry), installs
+ *    it, imports every export of every package, runs the template's tests and starts it (`npm start`:
+ *    its type check and build against the published declarations, then `node dist/main.js`) until
+ *    `/healthz` answers. This catches a file left out of `files` or a workspace-only import.
+ *
+ * `--node24` imports every export under Node 24 too (`npx -p node@24`); `--keep` leaves the scratch
+ * directory for inspection.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+import { publishableWorkspaces, root } from './workspaces.mjs';
+
+const keep = process.argv.includes('--keep');
+const problems = [];
+const step = (text) => console.log(`\ncheck:packages: ${text}`);
+
+const scratch = mkdtempSync(join(tmpdir(), 'berth-packages-'));
+const tarballs = join(scratch, 'tarballs');
+mkdirSync(tarballs);
+const packages = publishableWorkspaces();
+try {
+  step('build');
+  run(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root });
+
+  step(`pack ${packages.length} packages into ${tarballs}`);
+  for (const workspace of packages) {
+    const out = run('npm', ['pack', '--json', '--pack-destination', tarballs], { cwd: workspace.dir, capture: true });
+    workspace.tarball = join(tarballs, JSON.parse(out)[0].filename);
+  }
+
+  step('manifests, publint, arethetypeswrong');
+  const attw = join(root, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js');
+  for (const workspace of packages) {
+    for (const problem of manifestProblems(workspace)) problems.push(`${workspace.name}: ${problem}`);
+    const pkg = workspace.manifest;
+    const bytes = readFileSync(workspace.tarball);
+    const tarball = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    const { messages } = await publint({ pack: { tarball }, strict: true });
+    for (const message of messages) problems.push(`${workspace.name}: publint ${message.type}: ${formatMessage(message, pkg)}`);
+    const types = spawnSync(process.execPath, [attw, workspace.tarball, '--profile', 'esm-only', '--format', 'ascii'], { encoding: 'utf8' });
+    if (types.status !== 0) problems.push(`${workspace.name}: arethetypeswrong:\n${types.stdout}${types.stderr}`);
+    console.log(`  ${workspace.name}: ${messages.length} publint message(s), arethetypeswrong ${types.status === 0 ? 'ok' : 'FAILED'}`);
+  }
+  if (problems.length > 0) fail();
+
+  step('scaffold templates/gateway against the tarballs');
+  const app = join(scratch, 'gateway');
+  cpSync(join(root, 'templates', 'gateway'), app, { recursive: true, filter: (path) => !/[/\\](node_modules|dist)$/.test(path) });
+  const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
+  const local = Object.fromEntries(packages.map((workspace) => [workspace.name, `file:${workspace.tarball}`]));
+  for (const name of Object.keys(manifest.dependencies)) {
+    if (name.startsWith('@berth/') && !local[name]) throw new Error(`templates/gateway depends on ${name}, which is not a publishable workspace package`);
+  }
+  // Every package from its tarball (those the template does not use too, so each is installed and imported),
+  // also where one package depends on another (e.g. @berth/runtime-kit under the runtimes).
+  manifest.dependencies = { ...manifest.dependencies, ...local };
+  manifest.overrides = local;
+  writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  const env = scratchEnv();
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: app, env });
+
+  step('import every export of every package');
+  const specifiers = packages.flatMap((workspace) => Object.keys(workspace.manifest.exports).map((key) => workspace.name + key.slice(1)));
+  const importAll = `for (const s of ${JSON.stringify(specifiers)}) { await import(s); console.log('  imported ' + s); }`;
+  run(process.execPath, ['--input-type=module', '-e', importAll], { cwd: app, env });
+  if (process.argv.includes('--node24')) {
+    step('import every export of every package under Node 24');
+    run('npx', ['-y', '-p', 'node@24', 'node', '--input-type=module', '-e', importAll], { cwd: app, env });
+  }
+
+  step('the template\'s tests');
+  run('npm', ['test'], { cwd: app, env });
+
+  step('npm start answers /healthz');
+  await startAndProbe(app, env);
+  console.log('\ncheck:packages: every package packs, passes publint and arethetypeswrong, installs outside the workspace and serves');
+} finally {
+  if (keep) console.log(`scratch directory kept: ${scratch}`);
+  else rmSync(scratch, { recursive: true, force: true });
+}
+
+/** What a published package's manifest must have. */
+function manifestProblems(workspace) {
+  const pkg = workspace.manifest;
+  const found = [];
+  if (!pkg.exports || typeof pkg.exports !== 'object') found.push('no exports map');
+  for (const [key, target] of Object.entries(pkg.exports ?? {})) {
+    if (typeof target !== 'object' || !target.types || !target.default) found.push(`exports["${key}"] needs "types" and "default" conditions (built files)`);
+    else if (!target.default.startsWith('./dist/')) found.push(`exports["${key}"].default should point into ./dist/`);
+  }
+  if (!Array.isArray(pkg.files) || !pkg.files.includes('dist')) found.push('"files" must list dist');
+  if (!existsSync(join(workspace.dir, 'README.md'))) found.push('no README.md');
+  if (!pkg.license) found.push('no license');
+  const usesCore = workspace.name !== '@berth/core' && existsSync(join(workspace.dir, 'src')) && importsCore(workspace);
+  if (usesCore && !pkg.peerDependencies?.['@berth/core']) found.push('imports @berth/core but does not list it in peerDependencies');
+  if (pkg.dependencies?.['@berth/core']) found.push('@berth/core belongs in peerDependencies, not dependencies (one core per gateway)');
+  return found;
+}
+
+function importsCore(workspace) {
+  // Production sources only: tests and test fixtures may use core as a dev dependency.
+  const testCode = ['--exclude=*.test.ts', '--exclude=*-fixture.ts', '--exclude=*-fixtures.ts', '--exclude-dir=testing'];
+  const out = spawnSync('grep', ['-rlE', ...testCode, "from '@berth/core(/[a-z-]+)?'", join(workspace.dir, 'src')], { encoding: 'utf8' });
+  return out.stdout.trim().length > 0;
+}
+
+/** The environment for npm in the scratch project: none of the `npm run` variables of this workspace. */
+function scratchEnv() {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+  delete env.DATABASE_URL; // the embedded default
+  env.LOG_LEVEL = 'warn';
+  return env;
+}
+
+async function startAndProbe(app, env) {
+  const port = await freePort();
+  const child = spawn('npm', ['start'], { cwd: app, env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'inherit', detached: true });
+  try {
+    const deadline = Date.now() + 180_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
+      const answer = await get(`http://127.0.0.1:${port}/healthz`);
+      if (answer.status === 200) {
+        console.log(`  GET /healthz → 200 ${answer.body}`);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error('no answer from /healthz within 180 s');
+  } finally {
+    await new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', resolve);
+      process.kill(-child.pid, 'SIGTERM');
+      setTimeout(() => {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {}
+      }, 5000).unref();
+    });
+  }
+}
+
+function get(url) {
+  return new Promise((resolve) => {
+    const req = request(url, { agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode, body }));
+    });
+    req.once('error', () => resolve({ status: 0, body: '' }));
+    req.end();
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function run(command, args, { cwd, env = process.env, capture = false }) {
+  const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit' });
+  if (result.status !== 0) {
+    problems.push(`${command} ${args.join(' ')} (in ${cwd}) exited with ${result.status ?? result.signal}`);
+    fail();
+  }
+  return result.stdout;
+}
+
+function fail() {
+  console.error(`\ncheck:packages: ${problems.length} problem(s):\n${problems.map((p) => `- ${p}`).join('\n')}`);
+  if (!keep) rmSync(scratch, { recursive: true, force: true });
+  process.exit(1);
+}
