@@ -18,8 +18,9 @@ const pg = '**/*.pg.test.ts';
 const e2e = '**/*.e2e.test.ts';
 
 export default defineConfig({
-  // Vite's default server conditions (module, node, development|production) after the source condition.
-  ssr: { resolve: { conditions: ['@berth/source', 'module', 'node', 'development|production'] } },
+  // Vitest's default server conditions (Vite's without 'module', which would pick bundler-only builds such as
+  // @aws-sdk's dist-es) after the source condition.
+  ssr: { resolve: { conditions: ['@berth/source', 'node', 'development|production'] } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
