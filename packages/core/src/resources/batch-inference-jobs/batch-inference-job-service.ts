@@ -24,7 +24,10 @@ export class BatchInferenceJobService extends crudService(batchInferenceJobDefin
   async create(ctx: RequestContext, accountId: string, body: unknown, id?: string): Promise<BatchInferenceJob> {
     return this.resources.env.storage.transaction(ctx, async (tx, txCtx) => {
       const job = await this.resources.create(txCtx, accountId, body, id === undefined ? {} : { id });
-      const precisionRequested = isPlainObject(body) && isSpecifiedPrecision(body.precision);
+      // Named by the creator, or inherited from a continued job whose creator named it.
+      const continued = job.continuedFromJobName ?? '';
+      const precisionRequested = (isPlainObject(body) && isSpecifiedPrecision(body.precision))
+        || (continued !== '' && (await tx.resources.get(txCtx, runRecordName(continued)))?.data.precisionRequested === true);
       await startRun(txCtx, tx, job.name ?? '', creatorOf(ctx, accountId), precisionRequested);
       return job;
     });

@@ -8,6 +8,7 @@ import { canTransition } from '../common/state-machine.js';
 import { batchInferenceJobStateValues } from './batch-inference-job-schema.js';
 import { batchInferenceJobStateMachine, batchInferenceJobTerminalStates } from './batch-inference-job-state-machine.js';
 import type { BatchInferenceJobService } from './batch-inference-job-service.js';
+import { readRun } from './batch-inference-job-runs.js';
 
 const ctx: RequestContext = {
   requestId: 'r1',
@@ -91,6 +92,21 @@ describe('BatchInferenceJobService.create', () => {
     const job = await jobs.create(ctx, 'acme', { model: 'accounts/acme/models/plain', inputDatasetId: 'accounts/acme/datasets/in', outputDatasetId: 'accounts/acme/datasets/out' });
     expect(job.name).toMatch(/^accounts\/acme\/batchInferenceJobs\/[a-z][a-z0-9]{15}$/);
     expect(job).toMatchObject({ inputDatasetId: 'accounts/acme/datasets/in', outputDatasetId: 'accounts/acme/datasets/out' });
+  });
+
+  it('records on the run record whether the creator named the precision (a continuation inherits it)', async () => {
+    const requested = async (name: string | undefined) => (await readRun(ctx, storage.resources, name ?? ''))?.precisionRequested === true;
+    const named = await jobs.create(ctx, 'acme', { model: 'accounts/acme/models/base', inputDatasetId: 'in', precision: 'BF16' });
+    const unnamed = await jobs.create(ctx, 'acme', { model: 'accounts/acme/models/base', inputDatasetId: 'in', precision: 'PRECISION_UNSPECIFIED' });
+    expect([await requested(named.name), await requested(unnamed.name)]).toEqual([true, false]);
+    for (const job of [named, unnamed]) {
+      const stored = (await storage.resources.get(ctx, job.name!))!;
+      await storage.resources.update(ctx, job.name!, { ...stored.data, state: 'JOB_STATE_COMPLETED' }, stored.etag);
+    }
+    const continuedNamed = await jobs.create(ctx, 'acme', { continuedFromJobName: named.name });
+    const continuedUnnamed = await jobs.create(ctx, 'acme', { continuedFromJobName: unnamed.name });
+    expect(continuedNamed.precision).toBe('BF16');
+    expect([await requested(continuedNamed.name), await requested(continuedUnnamed.name)]).toEqual([true, false]);
   });
 
   it('chooses the precision: explicit, model default, base model default for an add-on, else FP16', async () => {
