@@ -1,5 +1,6 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BinaryAnswer, serializedViewOf, type Principal, type RequestContext } from '@berth/core';
+import { BinaryAnswer, serializedViewOf, StreamAnswer, type Principal, type RequestContext } from '@berth/core';
 import { parseQuery } from './query.js';
 import type { QueryValues, RouteRequest, RouteSpec } from './route-spec.js';
 
@@ -68,11 +69,17 @@ export class HttpRouteRequest implements RouteRequest {
 
 /**
  * Sends a route's result: a {@link BinaryAnswer} as its bytes with its media type, headers and
- * `Content-Length`; an immutable resource view as its JSON text made once per view
- * ({@link serializedViewOf}); anything else as JSON.
+ * `Content-Length`; a {@link StreamAnswer} streamed with its `Content-Length` (a failure midway cuts the
+ * response); an immutable resource view as its JSON text made once per view ({@link serializedViewOf});
+ * anything else as JSON.
  */
 export function sendAnswer(reply: FastifyReply, requestId: string, result: unknown): FastifyReply {
   void reply.header('x-request-id', requestId);
+  if (result instanceof StreamAnswer) {
+    for (const [name, value] of Object.entries(result.headers)) void reply.header(name, value);
+    void reply.header('content-length', String(result.length));
+    return reply.type(result.contentType).send(Readable.from(result.body, { objectMode: false }));
+  }
   if (!(result instanceof BinaryAnswer)) {
     const json = serializedViewOf(result);
     return json === undefined ? reply.send(result) : reply.type(jsonMediaType).send(json);

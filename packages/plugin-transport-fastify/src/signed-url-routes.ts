@@ -1,4 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import type { StreamedRequestBody } from '@berth/core';
 import type { RouteSpec } from './route-spec.js';
 import { fastifyParams, routeRequestOf, sendAnswer } from './http-request.js';
 
@@ -8,25 +10,59 @@ export interface SignedUrlRoutesOptions {
   readonly mountPoint: string;
 }
 
-/**
- * The routes declared with `signedUrl` (URLs the API hands out with their own credential, such as the
- * signed dataset file URLs), in their own encapsulated context: no bearer key and no permission check
- * (the handler verifies the URL's signature and runs with a context without principal), any body taken
- * as bytes up to the route's `maxBodyBytes`, and a {@link BinaryAnswer} sent as bytes with its type.
- */
-export async function registerSignedUrlRoutes(app: FastifyInstance, options: SignedUrlRoutesOptions): Promise<void> {
-  app.removeAllContentTypeParsers();
-  // Each route's own `bodyLimit` (below) caps its body.
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  for (const spec of options.routes) {
+/** The request's `Content-Length` as a number, when it sent a valid one. */
+function declaredLength(request: FastifyRequest): number | undefined {
+  const header = request.headers['content-length'];
+  if (header === undefined || !/^[0-9]{1,16}$/.test(header)) return undefined;
+  return Number(header);
+}
+
+/** Registers the routes of one body handling (buffered or streamed) in the current context. */
+function registerRoutes(app: FastifyInstance, routes: readonly RouteSpec[], mountPoint: string): void {
+  for (const spec of routes) {
+    const streamed = spec.signedUrl?.streamed === true;
     app.route({
       method: spec.method,
       url: fastifyParams(spec.path),
-      bodyLimit: spec.signedUrl?.maxBodyBytes ?? 0, // only specs with `signedUrl` are registered here
-      handler: async (request, reply) => {
-        const result = await spec.handle(routeRequestOf(spec, request, reply, request.params as Record<string, string>, undefined, options.mountPoint));
-        return sendAnswer(reply, request.id, result);
+      // Each buffered route's own `bodyLimit` caps its body; a streamed route's handler bounds what it reads.
+      ...(streamed ? {} : { bodyLimit: spec.signedUrl?.maxBodyBytes ?? 0 }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const route = routeRequestOf(spec, request, reply, request.params as Record<string, string>, undefined, mountPoint);
+        const payload = streamed ? (request.body as { readonly stream?: Readable } | undefined)?.stream : undefined;
+        try {
+          return sendAnswer(reply, request.id, await spec.handle(route));
+        } finally {
+          // A handler that stopped reading (a refused upload): close instead of reading the rest.
+          if (payload && !payload.readableEnded) void reply.header('connection', 'close');
+        }
       },
     });
   }
+}
+
+/**
+ * The routes declared with `signedUrl` (URLs the API hands out with their own credential, such as the
+ * signed dataset and model file URLs), in their own encapsulated contexts: no bearer key and no
+ * permission check (the handler verifies the URL's signature and runs with a context without
+ * principal), any body taken as bytes (buffered up to the route's `maxBodyBytes`, or handed to the
+ * handler unread as a {@link StreamedRequestBody} for `streamed` routes), and a `BinaryAnswer` or
+ * `StreamAnswer` sent as bytes with its type.
+ */
+export async function registerSignedUrlRoutes(app: FastifyInstance, options: SignedUrlRoutesOptions): Promise<void> {
+  const buffered = options.routes.filter((spec) => spec.signedUrl?.streamed !== true);
+  const streamed = options.routes.filter((spec) => spec.signedUrl?.streamed === true);
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    registerRoutes(scope, buffered, options.mountPoint);
+  });
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    // The payload stream itself, unread: the route handler consumes it.
+    scope.addContentTypeParser('*', (request, payload, done) => {
+      const body: StreamedRequestBody & { readonly stream: Readable } = { declaredLength: declaredLength(request), chunks: payload, stream: payload };
+      done(null, body);
+    });
+    registerRoutes(scope, streamed, options.mountPoint);
+  });
 }

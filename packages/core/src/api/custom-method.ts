@@ -3,19 +3,21 @@ import type { RequestContext } from '../kernel/request-context.js';
 import type { ResourceDefinition } from '../resources/common/resource-definition.js';
 import { compileValidator, type JsonSchema } from '../validation/schema-validator.js';
 import { emptySchema } from './resource-routes.js';
-import type { RouteRequest, RouteSpec } from './route-spec.js';
+import type { QueryParamSpec, RouteRequest, RouteSpec } from './route-spec.js';
 
 /**
  * A custom method (AIP-136) of one resource: `{method} /v1/accounts/{account_id}/<collection>/{<kind>_id}:<verb>`.
  * `handle` gets the service and the resource name the path designates. Usually made by {@link customMethod}.
  */
 export interface CustomMethod<S> {
-  readonly method: 'POST' | 'PATCH';
+  readonly method: 'GET' | 'POST' | 'PATCH';
   /** `cancel` for `...:cancel`. */
   readonly verb: string;
   readonly operationId: string;
   readonly summary: string;
-  readonly requestBody: JsonSchema;
+  /** Absent on a GET method, which takes no body. */
+  readonly requestBody: JsonSchema | undefined;
+  readonly query?: readonly QueryParamSpec[];
   readonly response: JsonSchema;
   /** Checked on the path's account before the body is read. */
   readonly permission: Permission;
@@ -24,8 +26,10 @@ export interface CustomMethod<S> {
 
 /** What {@link customMethod} needs: the operation's identity and permission, its schemas and what it runs. */
 export interface CustomMethodOptions<S, B> {
-  /** Default `POST`. */
-  readonly method?: 'POST' | 'PATCH';
+  /** Default `POST`. A `GET` method takes no body (`run` gets `{}`) and may take `query` parameters. */
+  readonly method?: 'GET' | 'POST' | 'PATCH';
+  /** Query parameters, parsed and documented (`request.query` in `run`). */
+  readonly query?: readonly QueryParamSpec[];
   /** `cancel` for `...:cancel`. */
   readonly verb: string;
   readonly operationId: string;
@@ -52,14 +56,16 @@ export interface CustomMethodOptions<S, B> {
  */
 export function customMethod<S, B = unknown>(options: CustomMethodOptions<S, B>): CustomMethod<S> {
   const { run, response } = options;
-  const requestBody = options.requestBody ?? emptySchema;
-  const check = options.bodyCheckedBy === 'service' ? undefined : compileValidator(requestBody, 'request body');
+  const method = options.method ?? 'POST';
+  const requestBody = method === 'GET' ? undefined : options.requestBody ?? emptySchema;
+  const check = options.bodyCheckedBy === 'service' || requestBody === undefined ? undefined : compileValidator(requestBody, 'request body');
   return {
-    method: options.method ?? 'POST',
+    method,
     verb: options.verb,
     operationId: options.operationId,
     summary: options.summary,
     requestBody,
+    ...(options.query ? { query: options.query } : {}),
     response: response ?? emptySchema,
     permission: options.permission,
     handle: async (service, name, request) => {
@@ -86,8 +92,9 @@ export function customMethodRoutes<S>(target: CustomMethodTarget, methods: reado
   const idParam = `${snakeCase(singular)}_id`;
   return methods.map((custom) => ({
     method: custom.method, path: `/v1/accounts/{account_id}/${collection}/{${idParam}}:${custom.verb}`, tag: target.tag,
-    operationId: custom.operationId, summary: custom.summary, requestBody: custom.requestBody, response: custom.response,
-    permission: custom.permission,
+    operationId: custom.operationId, summary: custom.summary, response: custom.response, permission: custom.permission,
+    ...(custom.requestBody ? { requestBody: custom.requestBody } : {}),
+    ...(custom.query ? { query: custom.query } : {}),
     handle: (r) => custom.handle(service, `accounts/${r.params.account_id}/${collection}/${r.params[idParam]}`, r),
   }));
 }

@@ -53,9 +53,10 @@ export interface RouteSpec {
    * handler runs with a context without principal and must verify the URL's signature itself), the body
    * is taken as bytes of any media type (`request.body` is a `Uint8Array`, `request.contentType` its type)
    * up to `maxBodyBytes`, and the route is left out of the
-   * OpenAPI document.
+   * OpenAPI document. With `streamed`, the body is not buffered: `request.body` is a
+   * {@link StreamedRequestBody} the handler reads (and bounds) itself, and `maxBodyBytes` is not applied.
    */
-  readonly signedUrl?: { readonly maxBodyBytes: number };
+  readonly signedUrl?: { readonly maxBodyBytes: number; readonly streamed?: boolean };
   /**
    * Set on a route that takes one file as `multipart/form-data` (the dataset `:upload`): the body is not
    * buffered; `request.body` is a {@link MultipartFileBody} whose file part streams its bytes. Any other
@@ -96,6 +97,38 @@ export interface MultipartFileBody {
 export function isMultipartFileBody(body: unknown): body is MultipartFileBody {
   const candidate = body as Partial<MultipartFileBody> | null | undefined;
   return typeof candidate?.file === 'function' && typeof candidate.end === 'function';
+}
+
+/** The body of a streamed {@link RouteSpec.signedUrl} route, read as the handler consumes it. */
+export interface StreamedRequestBody {
+  /** The request's `Content-Length`, when it sent one. */
+  readonly declaredLength: number | undefined;
+  /**
+   * The bytes as they arrive (backpressure reaches the client). The iteration fails when the client goes
+   * away before the end. A handler that stops early leaves the rest unread: the transport closes the
+   * connection after answering instead of reading it.
+   */
+  readonly chunks: AsyncIterable<Uint8Array>;
+}
+
+/** True for the body the transport hands a streamed signed-URL route. */
+export function isStreamedRequestBody(body: unknown): body is StreamedRequestBody {
+  const candidate = body as Partial<StreamedRequestBody> | null | undefined;
+  return typeof candidate === 'object' && candidate !== null && typeof (candidate.chunks as AsyncIterable<Uint8Array> | undefined)?.[Symbol.asyncIterator] === 'function';
+}
+
+/**
+ * An answer sent as a stream of bytes with its media type and `Content-Length` (a stored file), never
+ * held whole. When the iteration fails midway the transport cuts the response (the client sees a
+ * truncated body, not a complete one).
+ */
+export class StreamAnswer {
+  constructor(
+    readonly body: AsyncIterable<Uint8Array>,
+    readonly contentType: string,
+    readonly length: number,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {}
 }
 
 /**

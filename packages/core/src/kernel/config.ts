@@ -64,6 +64,13 @@ export interface GatewayConfig {
    * signed-URL flow (`$BERTH_MAX_DATASET_FILE_BYTES`, default 256 MiB).
    */
   readonly maxDatasetFileBytes: number;
+  /**
+   * Largest model file accepted by the signed-URL upload, in bytes, enforced while the file streams
+   * (`$BERTH_MAX_MODEL_FILE_BYTES`, default 16 GiB).
+   */
+  readonly maxModelFileBytes: number;
+  /** Largest total of one model's announced files, in bytes (`$BERTH_MAX_MODEL_BYTES`, default 256 GiB). */
+  readonly maxModelBytes: number;
 }
 
 export const defaultGatewayConfig: GatewayConfig = {
@@ -77,4 +84,6 @@ export const defaultGatewayConfig: GatewayConfig = {
   imageSensitiveTerms: [],
   imageRetentionMs: 24 * 60 * 60 * 1000,
   maxDatasetFileBytes: 256 * 1024 * 1024,
+  maxModelFileBytes: 16 * 1024 ** 3,
+  maxModelBytes: 256 * 1024 ** 3,
 };

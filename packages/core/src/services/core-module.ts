@@ -4,7 +4,7 @@ import {
   servingAdvisorToken, storageToken,
 } from '../kernel/tokens.js';
 import {
-  batchInferenceJobServiceToken, coreServicesToken, datasetFileServiceToken, datasetServiceToken, deployedModelServiceToken,
+  batchInferenceJobServiceToken, coreServicesToken, datasetFileServiceToken, modelFileServiceToken, datasetServiceToken, deployedModelServiceToken,
   deploymentDeletionGuardsToken, deploymentObserversToken, deploymentServiceToken, deploymentShapeServiceToken, gatewaySecretsToken,
   modelServiceToken, queueHandlersToken, queueWakeupsToken, reinforcementFineTuningJobServiceToken, resourceEnvironmentToken, servingLoadToken,
   servingOptionsToken, userServiceToken,
@@ -22,6 +22,7 @@ import { ResourceEnvironment } from '../resources/common/resource-environment.js
 import { GatewaySecrets } from '../resources/common/secrets.js';
 import { permissiveServingAdvisor } from '../resources/common/sizing.js';
 import { DatasetFileService } from '../resources/datasets/dataset-files.js';
+import { ModelFileService } from '../resources/models/model-file-service.js';
 import { deployedModelLifecycle } from '../resources/deployed-models/deployed-model-lifecycle.js';
 import { recentTrafficDeletionGuard } from '../serving/deletion-guard.js';
 import { runtimeServingAdvisor } from '../serving/runtime-serving-advisor.js';
@@ -75,6 +76,10 @@ export function coreModule(): GatewayPlugin {
         token: datasetFileServiceToken, deps: [...env, datasetServiceToken, configToken],
         factory: (e, s, d, config) => new DatasetFileService(e, s, d, { maxFileBytes: config.maxDatasetFileBytes }),
       });
+      binder.bind({
+        token: modelFileServiceToken, deps: [...env, modelServiceToken, configToken],
+        factory: (e, s, m, config) => new ModelFileService(e, s, m, { maxFileBytes: config.maxModelFileBytes, maxModelBytes: config.maxModelBytes }),
+      });
 
       binder.contribute({
         token: deploymentDeletionGuardsToken,
@@ -87,10 +92,10 @@ export function coreModule(): GatewayPlugin {
         token: coreServicesToken,
         deps: [
           modelServiceToken, datasetServiceToken, datasetFileServiceToken, userServiceToken, deploymentShapeServiceToken, deploymentServiceToken,
-          deployedModelServiceToken, batchInferenceJobServiceToken, reinforcementFineTuningJobServiceToken,
+          deployedModelServiceToken, batchInferenceJobServiceToken, reinforcementFineTuningJobServiceToken, modelFileServiceToken,
         ],
-        factory: (models, datasets, datasetFiles, users, deploymentShapes, deployments, deployedModels, batchInferenceJobs, reinforcementFineTuningJobs) =>
-          Object.freeze({ models, datasets, datasetFiles, users, deploymentShapes, deployments, deployedModels, batchInferenceJobs, reinforcementFineTuningJobs }),
+        factory: (models, datasets, datasetFiles, users, deploymentShapes, deployments, deployedModels, batchInferenceJobs, reinforcementFineTuningJobs, modelFiles) =>
+          Object.freeze({ models, datasets, datasetFiles, modelFiles, users, deploymentShapes, deployments, deployedModels, batchInferenceJobs, reinforcementFineTuningJobs }),
       });
 
       binder.contribute({

@@ -1,6 +1,7 @@
 import type { ModelService } from '../resources/models/model-service.js';
 import type { DatasetService } from '../resources/datasets/dataset-service.js';
 import type { DatasetFileService } from '../resources/datasets/dataset-files.js';
+import type { ModelFileService } from '../resources/models/model-file-service.js';
 import type { UserService } from '../resources/users/user-service.js';
 import type { DeploymentShapeService } from '../resources/deployment-shapes/deployment-shape-service.js';
 import type { DeploymentService } from '../resources/deployments/deployment-service.js';
@@ -18,6 +19,8 @@ export interface CoreServices {
   readonly datasets: DatasetService;
   /** The dataset upload and download flow (signed URLs, validation). */
   readonly datasetFiles: DatasetFileService;
+  /** The model upload and download flow (signed URLs, validation of checkpoints and add-ons). */
+  readonly modelFiles: ModelFileService;
   readonly users: UserService;
   readonly deploymentShapes: DeploymentShapeService;
   readonly deployments: DeploymentService;

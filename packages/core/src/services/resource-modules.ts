@@ -2,11 +2,12 @@ import { defineResourceModule, defineRouteModule, type ResourceModule } from '..
 import { acceleratorRuntimesToken, principalChangeListenersToken, servingAdvisorToken } from '../kernel/tokens.js';
 import {
   batchInferenceJobServiceToken, datasetFileServiceToken, datasetServiceToken, deployedModelServiceToken, deploymentDeletionGuardsToken,
-  deploymentObserversToken, deploymentServiceToken, deploymentShapeServiceToken, gatewaySecretsToken, modelServiceToken,
+  deploymentObserversToken, deploymentServiceToken, deploymentShapeServiceToken, gatewaySecretsToken, modelFileServiceToken, modelServiceToken,
   reinforcementFineTuningJobServiceToken, resourceEnvironmentToken, userDeletionHooksToken, userServiceToken,
 } from './tokens.js';
 import { ModelService } from '../resources/models/model-service.js';
 import { modelApi } from '../resources/models/model-api.js';
+import { modelFileRoutes } from '../resources/models/model-file-api.js';
 import { DatasetService } from '../resources/datasets/dataset-service.js';
 import { datasetApi } from '../resources/datasets/dataset-api.js';
 import { datasetFileRoutes } from '../resources/datasets/dataset-file-api.js';
@@ -35,6 +36,8 @@ export const coreResourceModules: readonly ResourceModule[] = [
   defineResourceModule({ api: datasetApi, service: { token: datasetServiceToken, deps: env, factory: (e, s) => new DatasetService(e, s) } }),
   // Dataset files: the upload/download custom methods and the signed file URLs (the service is bound in core-module.ts).
   defineRouteModule({ collection: 'datasets', service: datasetFileServiceToken, routes: datasetFileRoutes }),
+  // Model files: upload, validation and download custom methods and the signed file URLs (service bound in core-module.ts).
+  defineRouteModule({ collection: 'models', service: modelFileServiceToken, routes: modelFileRoutes }),
   defineResourceModule({
     api: userApi,
     service: {

@@ -16,6 +16,7 @@ import type { ModelFileSources } from '../serving/model-file-sources.js';
 import type { ModelService } from '../resources/models/model-service.js';
 import type { DatasetService } from '../resources/datasets/dataset-service.js';
 import type { DatasetFileService } from '../resources/datasets/dataset-files.js';
+import type { ModelFileService } from '../resources/models/model-file-service.js';
 import type { UserDeletionHook, UserService } from '../resources/users/user-service.js';
 import type { DeploymentShapeService } from '../resources/deployment-shapes/deployment-shape-service.js';
 import type { DeploymentDeletionGuard, DeploymentObserver, DeploymentService } from '../resources/deployments/deployment-service.js';
@@ -51,6 +52,7 @@ export const modelFileSourcesToken = createToken<ModelFileSources>('ModelFileSou
 export const modelServiceToken = createToken<ModelService>('ModelService', { providedBy: 'core' });
 export const datasetServiceToken = createToken<DatasetService>('DatasetService', { providedBy: 'core' });
 export const datasetFileServiceToken = createToken<DatasetFileService>('DatasetFileService', { providedBy: 'core' });
+export const modelFileServiceToken = createToken<ModelFileService>('ModelFileService', { providedBy: 'core' });
 export const userServiceToken = createToken<UserService>('UserService', { providedBy: 'core' });
 export const deploymentShapeServiceToken = createToken<DeploymentShapeService>('DeploymentShapeService', { providedBy: 'core' });
 export const deploymentServiceToken = createToken<DeploymentService>('DeploymentService', { providedBy: 'core' });

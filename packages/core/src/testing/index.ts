@@ -16,3 +16,4 @@ export * from './provisioner-contract.js';
 export * from './open-responses-conformance.js';
 export { describeBackgroundResponseScenarios } from './background-response-scenarios.js';
 export * from './model-file-source.js';
+export { buildSafetensors } from './safetensors-builder.js';

@@ -1,11 +1,12 @@
 import { customMethod, customMethodRoutes } from '../../api/custom-method.js';
-import { queryString } from '../../api/query.js';
 import { emptySchema } from '../../api/resource-routes.js';
-import { BinaryAnswer, isMultipartFileBody, type QueryParamSpec, type RouteRequest, type RouteSpec } from '../../api/route-spec.js';
+import { BinaryAnswer, isMultipartFileBody, type RouteRequest, type RouteSpec } from '../../api/route-spec.js';
 import { invalidArgument } from '../../errors/index.js';
 import type { JsonSchema } from '../../validation/schema-validator.js';
 import { datasetDefinition } from './dataset-definition.js';
-import type { DatasetFileService, SignedFileRequest, SignedMethod } from './dataset-files.js';
+import { signedFileQuery, signedFileRequestOf } from '../../api/signed-file-request.js';
+import type { SignedFileRequest, SignedMethod } from '../common/signed-file-urls.js';
+import type { DatasetFileService } from './dataset-files.js';
 
 const signedUrlsSchema: JsonSchema = {
   type: 'object',
@@ -35,22 +36,11 @@ const datasetFileMethods = [
   }),
 ];
 
-const signedQuery: readonly QueryParamSpec[] = ['method', 'expires', 'signature'].map((name) => ({
-  name, type: 'string', description: `The signed URL's ${name}.`,
-}));
+const signedQuery = signedFileQuery;
 
 /** The signature parameters of a file URL, for the service to verify. */
 function signedRequest(r: RouteRequest, method: SignedMethod): SignedFileRequest {
-  const text = (name: string) => {
-    const value = queryString(r.query, name);
-    if (value === undefined || value === '') throw invalidArgument(`the file URL lacks its ${name} parameter`);
-    return value;
-  };
-  if (text('method') !== method) throw invalidArgument(`this URL is for ${text('method')}, not ${method}`);
-  return {
-    dataset: `accounts/${r.params.account_id}/datasets/${r.params.dataset_id}`, filename: r.params.filename!, method,
-    expires: text('expires'), signature: text('signature'),
-  };
+  return signedFileRequestOf(r, `accounts/${r.params.account_id}/datasets/${r.params.dataset_id}`, r.params.filename!, method);
 }
 
 /**

@@ -1,9 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { assertEmptyBody, compileValidator } from '../../validation/schema-validator.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
 import type { GatewaySecrets } from '../common/secrets.js';
+import { SignedFileUrls, type SignedFileRequest, type SignedMethod } from '../common/signed-file-urls.js';
 import type { MultipartFileBody } from '../../api/route-spec.js';
 import { JsonlRowChecker, malformedRowSampleLimit, type JsonlRowCount } from './dataset-rows.js';
 import type { Dataset } from './dataset-schema.js';
@@ -33,16 +33,7 @@ export interface DatasetFileOptions {
   readonly urlTtlMs?: number;
 }
 
-export type SignedMethod = 'PUT' | 'GET';
-
-/** The parameters a signed file URL carries. */
-export interface SignedFileRequest {
-  readonly dataset: string;
-  readonly filename: string;
-  readonly method: SignedMethod;
-  readonly expires: string;
-  readonly signature: string;
-}
+export type { SignedFileRequest, SignedMethod };
 
 interface UploadPlan {
   readonly files: Record<string, number>;
@@ -59,42 +50,25 @@ interface UploadPlan {
 export class DatasetFileService {
   /** Largest file accepted, in bytes. */
   readonly maxFileBytes: number;
-  private readonly urlTtlMs: number;
+  private readonly urls: SignedFileUrls;
 
   constructor(
     private readonly env: ResourceEnvironment,
-    private readonly secrets: GatewaySecrets,
+    secrets: GatewaySecrets,
     private readonly datasets: DatasetService,
     options: DatasetFileOptions = {},
   ) {
     this.maxFileBytes = options.maxFileBytes ?? 256 * 1024 * 1024;
-    this.urlTtlMs = options.urlTtlMs ?? 3600_000;
-  }
-
-  private signingKey(): Buffer {
-    return createHmac('sha256', this.secrets.pageTokenSecret).update('berth:dataset-files').digest();
-  }
-
-  private sign(request: Omit<SignedFileRequest, 'signature'>): string {
-    return createHmac('sha256', this.signingKey())
-      .update(`${request.method}\n${request.dataset}\n${request.filename}\n${request.expires}`)
-      .digest('base64url');
+    this.urls = new SignedFileUrls(secrets, env.clock, 'berth:dataset-files', options.urlTtlMs ?? 3600_000);
   }
 
   private signedUrl(dataset: string, filename: string, method: SignedMethod): string {
-    const expires = String(Math.floor((this.env.clock.now().getTime() + this.urlTtlMs) / 1000));
-    const signature = this.sign({ dataset, filename, method, expires });
-    const query = new URLSearchParams({ method, expires, signature });
-    return `/v1/${dataset}/files/${encodeURIComponent(filename)}?${query.toString()}`;
+    return this.urls.url(dataset, filename, method);
   }
 
   /** Checks a signed URL. PERMISSION_DENIED for a wrong, forged or expired signature. */
   private verify(request: SignedFileRequest): void {
-    const expected = Buffer.from(this.sign(request));
-    const given = Buffer.from(request.signature);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw permissionDenied('the file URL signature does not match');
-    const expires = Number(request.expires);
-    if (!Number.isInteger(expires) || expires * 1000 < this.env.clock.now().getTime()) throw permissionDenied('the file URL has expired');
+    this.urls.verify(request);
   }
 
   private planKey(dataset: string): string {
@@ -137,20 +111,20 @@ export class DatasetFileService {
   async putFile(ctx: RequestContext, request: SignedFileRequest, bytes: Uint8Array, contentType: string): Promise<void> {
     if (request.method !== 'PUT') throw permissionDenied('this URL is not an upload URL');
     this.verify(request);
-    const plan = (await this.env.storage.kv.get(ctx, this.planKey(request.dataset))) as UploadPlan | undefined;
+    const plan = (await this.env.storage.kv.get(ctx, this.planKey(request.resource))) as UploadPlan | undefined;
     const size = plan?.files[request.filename];
-    if (size === undefined) throw notFound(`${request.dataset}/files/${request.filename}`);
+    if (size === undefined) throw notFound(`${request.resource}/files/${request.filename}`);
     if (bytes.byteLength !== size) throw invalidArgument(`file ${request.filename} has ${bytes.byteLength} bytes; ${size} were announced`);
-    await this.requireState(ctx, request.dataset, 'UPLOADING');
-    await this.env.storage.blobs.put(ctx, this.blobKey(request.dataset, request.filename), bytes, contentType);
+    await this.requireState(ctx, request.resource, 'UPLOADING');
+    await this.env.storage.blobs.put(ctx, this.blobKey(request.resource, request.filename), bytes, contentType);
   }
 
   /** Serves a file (signed GET). */
   async getFile(ctx: RequestContext, request: SignedFileRequest): Promise<{ bytes: Uint8Array; contentType: string }> {
     if (request.method !== 'GET') throw permissionDenied('this URL is not a download URL');
     this.verify(request);
-    const blob = await this.env.storage.blobs.get(ctx, this.blobKey(request.dataset, request.filename));
-    if (!blob) throw notFound(`${request.dataset}/files/${request.filename}`);
+    const blob = await this.env.storage.blobs.get(ctx, this.blobKey(request.resource, request.filename));
+    if (!blob) throw notFound(`${request.resource}/files/${request.filename}`);
     return { bytes: blob.bytes, contentType: blob.contentType };
   }
 

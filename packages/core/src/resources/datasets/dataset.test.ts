@@ -307,7 +307,7 @@ describe('DatasetFileService.validateUpload on batch rows', () => {
     const text = `${row('a')}\n{oops\n`;
     const url = (await files.getUploadEndpoint(ctx, name, { filenameToSize: { 'rows.jsonl': String(text.length) } })).filenameToSignedUrls['rows.jsonl']!;
     const query = new URLSearchParams(url.split('?')[1]);
-    await files.putFile(ctx, { dataset: name, filename: 'rows.jsonl', method: 'PUT', expires: query.get('expires')!, signature: query.get('signature')! }, new TextEncoder().encode(text), 'application/jsonl');
+    await files.putFile(ctx, { resource: name, filename: 'rows.jsonl', method: 'PUT', expires: query.get('expires')!, signature: query.get('signature')! }, new TextEncoder().encode(text), 'application/jsonl');
     await files.validateUpload(ctx, name, {});
     expect(await datasets.get(ctx, name)).toMatchObject({ exampleCount: '1', validationDetails: { malformedRowCount: '1' } });
   });

@@ -6,3 +6,7 @@ export * from './model-definition.js';
 export * from './model-service.js';
 export * from './model-api.js';
 export * from './model-files.js';
+export * from './model-file-service.js';
+export * from './model-file-api.js';
+export * from './model-upload-checks.js';
+export * from './safetensors-header.js';

@@ -50,6 +50,11 @@ export function checkModelFileName(fileName: string, field = 'filenameToSize'): 
   return fileName;
 }
 
+/** The key-value key of a model's upload in progress (the files `:getUploadEndpoint` announced). */
+export function modelUploadPlanKey(modelName: string): string {
+  return `berth:model-upload:${modelName}`;
+}
+
 /** `models/<account>/<modelId>/`: the prefix every file of the model is stored under. */
 export function modelFilesPrefix(modelName: string): string {
   const { accountId, id } = parseResourceName(modelName, 'models');

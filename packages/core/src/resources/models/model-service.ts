@@ -5,6 +5,8 @@ import type { FieldDeclarations } from '../../listing/fields.js';
 import type { CheckedFilter } from '../../listing/filter/ast.js';
 import { crudService } from '../common/crud-service.js';
 import { storedOf } from '../common/resource-environment.js';
+import type { PreconditionOptions } from '../common/resource-service.js';
+import { deleteModelFiles, modelUploadPlanKey } from './model-files.js';
 import { modelDefinition } from './model-definition.js';
 import type { Model } from './model-schema.js';
 
@@ -43,10 +45,17 @@ function deployedModelRef(row: StoredResource): DeployedModelRef {
 }
 
 /**
- * Models: the registry. Create, list, update and delete as the definition makes them; `get` adds
- * `deployedModelRefs`, which lists never carry.
+ * Models: the registry. Create, list and update as the definition makes them; `get` adds
+ * `deployedModelRefs`, which lists never carry; `delete` also removes the model's uploaded files.
  */
-export class ModelService extends crudService(modelDefinition, ['create', 'list', 'update', 'delete']) {
+export class ModelService extends crudService(modelDefinition, ['create', 'list', 'update']) {
+
+  /** Deletes the model, then its uploaded files and any upload in progress (a new model of the name starts empty). */
+  async delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
+    await this.resources.delete(ctx, name, options);
+    await deleteModelFiles(ctx, this.resources.env.storage.blobs, name);
+    await this.resources.env.storage.kv.delete(ctx, modelUploadPlanKey(name));
+  }
 
   async get(ctx: RequestContext, name: string, readMask?: string): Promise<Model> {
     const { accountId } = this.resources.authorizeName(ctx, name, 'get');
