@@ -14,15 +14,10 @@ import { ReconcilerLeadership } from '../serving/reconciler-leadership.js';
 import { ServingChangeConsumer, publishServingChanges } from '../serving/serving-change-feed.js';
 import { randomIdGenerator } from '../ports/id-generator.js';
 import {
-  deployedModelServiceToken, deploymentReconcilerToken, deploymentServiceToken, modelFileSourcesToken, servingLoadToken, servingOptionsToken,
+  deployedModelServiceToken, deploymentReconcilerToken, deploymentServiceToken, modelFileServiceToken, modelFileSourcesToken, servingLoadToken,
+  servingOptionsToken,
 } from './tokens.js';
-import { blobModelFileSources, type ModelFileUrlSigner } from '../serving/blob-model-file-sources.js';
-import { failedPrecondition } from '../errors/index.js';
-
-/** Until the gateway serves signed model file downloads, replicas outside its process cannot fetch files. */
-const modelFileUrlSigner: ModelFileUrlSigner = (model) => {
-  throw failedPrecondition(`the gateway does not serve signed downloads of ${model}'s files yet`, { reason: 'MODEL_FILE_URLS_UNAVAILABLE' });
-};
+import { blobModelFileSources } from '../serving/blob-model-file-sources.js';
 
 /**
  * The `serving` lifecycle hook: starts the reconciler (after every plugin has started) only when a runtime
@@ -85,8 +80,9 @@ export function registerServing(binder: Binder): void {
   binder.bind({ token: servingLoadToken, deps: [clockToken], factory: (clock) => new ServingLoad(clock) });
   binder.bind({
     token: modelFileSourcesToken,
-    deps: [storageToken],
-    factory: (storage) => blobModelFileSources(storage.blobs, modelFileUrlSigner),
+    deps: [storageToken, modelFileServiceToken],
+    // Replicas outside the gateway's process download with the upload flow's signed GET URLs.
+    factory: (storage, files) => blobModelFileSources(storage.blobs, (model, fileName, ttlSeconds) => files.downloadUrl(model, fileName, ttlSeconds)),
   });
   binder.bind({
     token: deploymentReconcilerToken,

@@ -40,9 +40,9 @@ export class SignedFileUrls {
       .digest('base64url');
   }
 
-  /** A URL for `method` on one file of `resource`, valid for the configured time. */
-  url(resource: string, filename: string, method: SignedMethod): string {
-    const expires = String(Math.floor((this.clock.now().getTime() + this.ttlMs) / 1000));
+  /** A URL for `method` on one file of `resource`, valid for `ttlMs` (default: the configured time). */
+  url(resource: string, filename: string, method: SignedMethod, ttlMs = this.ttlMs): string {
+    const expires = String(Math.floor((this.clock.now().getTime() + ttlMs) / 1000));
     const signature = this.sign({ resource, filename, method, expires });
     const query = new URLSearchParams({ method, expires, signature });
     return `/v1/${resource}/files/${encodeURIComponent(filename)}?${query.toString()}`;

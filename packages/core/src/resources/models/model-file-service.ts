@@ -17,7 +17,7 @@ import {
   type UploadedModelFiles,
 } from './model-upload-checks.js';
 import { SafetensorsError, SafetensorsStreamChecker, type SafetensorsSummary } from './safetensors-header.js';
-import { headOf, readSafetensorsHeader, readStoredJson, streamOf, type StoredFileReader } from './stored-file-reads.js';
+import { readSafetensorsHeader, readStoredJson, type StoredFileReader } from './stored-file-reads.js';
 
 export interface ModelFileOptions {
   /** Largest file accepted, in bytes (`BERTH_MAX_MODEL_FILE_BYTES`). Default 16 GiB. */
@@ -188,7 +188,7 @@ export class ModelFileService {
   async getFile(ctx: RequestContext, request: SignedFileRequest): Promise<{ body: AsyncIterable<Uint8Array>; contentType: string; size: number }> {
     if (request.method !== 'GET') throw permissionDenied('this URL is not a download URL');
     this.urls.verify(request);
-    const stream = await streamOf(ctx, this.env.storage.blobs, modelFileKey(request.resource, checkModelFileName(request.filename, 'filename')));
+    const stream = await this.env.storage.blobs.getStream(ctx, modelFileKey(request.resource, checkModelFileName(request.filename, 'filename')));
     if (!stream) throw failedPrecondition(`file ${quotedFileName(request.filename)} of ${request.resource} is not stored`);
     return { body: stream.body, contentType: stream.contentType, size: stream.length };
   }
@@ -233,7 +233,7 @@ export class ModelFileService {
   private async uploadedFiles(ctx: RequestContext, name: string, plan: UploadPlan): Promise<UploadedModelFiles> {
     const sizes = new Map<string, number>();
     for (const [fileName, size] of Object.entries(plan.files)) {
-      const head = await headOf(ctx, this.env.storage.blobs, modelFileKey(name, fileName));
+      const head = await this.env.storage.blobs.head(ctx, modelFileKey(name, fileName));
       if (!head) throw new ModelFileProblem(fileName, 'was announced but has not been uploaded', 'missing');
       if (head.size !== size) throw new ModelFileProblem(fileName, `holds ${head.size} bytes but ${size} were announced`);
       sizes.set(fileName, size);
@@ -269,6 +269,14 @@ export class ModelFileService {
       current.status = { code: error.code, message: error.message };
       return current;
     });
+  }
+
+  /**
+   * A signed GET URL of one stored file, valid for `ttlSeconds`, relative to the gateway's origin: what
+   * replicas outside the gateway's process download weights and add-ons with (no long-lived credential).
+   */
+  downloadUrl(model: string, fileName: string, ttlSeconds: number): string {
+    return this.urls.url(model, checkModelFileName(fileName, 'fileName'), 'GET', ttlSeconds * 1000);
   }
 
   /** Signed download URLs of every stored file of a READY model. */

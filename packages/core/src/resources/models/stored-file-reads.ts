@@ -11,28 +11,9 @@ export interface StoredFileReader {
   readonly blobs: BlobStore;
 }
 
-/** A stored object's size and type, undefined when absent. */
-export async function headOf(ctx: RequestContext, blobs: BlobStore, key: string): Promise<{ size: number; contentType: string } | undefined> {
-  const blob = await blobs.get(ctx, key);
-  return blob ? { size: blob.size, contentType: blob.contentType } : undefined;
-}
-
-/** A stored object (or a range of it) as a stream, undefined when absent. */
-export async function streamOf(
-  ctx: RequestContext, blobs: BlobStore, key: string, range?: { offset: number; length?: number },
-): Promise<{ body: AsyncIterable<Uint8Array>; length: number; contentType: string } | undefined> {
-  const blob = await blobs.get(ctx, key);
-  if (!blob) return undefined;
-  const offset = Math.min(range?.offset ?? 0, blob.size);
-  const bytes = blob.bytes.subarray(offset, range?.length === undefined ? undefined : offset + range.length);
-   
-  const body = (async function* () { yield bytes; })();
-  return { body, length: bytes.byteLength, contentType: blob.contentType };
-}
-
 /** Reads `length` bytes from `offset` of a stored object into one buffer (callers bound `length`). */
 async function readRange(ctx: RequestContext, reader: StoredFileReader, key: string, fileName: string, offset: number, length: number): Promise<Uint8Array> {
-  const stream = await streamOf(ctx, reader.blobs, key, { offset, length });
+  const stream = await reader.blobs.getStream(ctx, key, { offset, length });
   if (!stream) throw new ModelFileProblem(fileName, 'has not been uploaded', 'missing');
   const out = new Uint8Array(stream.length);
   let filled = 0;
@@ -46,7 +27,7 @@ async function readRange(ctx: RequestContext, reader: StoredFileReader, key: str
 
 /** A stored JSON file, parsed: a problem naming the file when it is larger than the bound or not JSON. */
 export async function readStoredJson(ctx: RequestContext, reader: StoredFileReader, key: string, fileName: string): Promise<unknown> {
-  const head = await headOf(ctx, reader.blobs, key);
+  const head = await reader.blobs.head(ctx, key);
   if (!head) throw new ModelFileProblem(fileName, 'has not been uploaded', 'missing');
   if (head.size > maxCheckedJsonBytes) throw new ModelFileProblem(fileName, `is ${head.size} bytes; a JSON file validation reads may hold ${maxCheckedJsonBytes}`);
   const bytes = head.size === 0 ? new Uint8Array(0) : await readRange(ctx, reader, key, fileName, 0, head.size);
@@ -59,7 +40,7 @@ export async function readStoredJson(ctx: RequestContext, reader: StoredFileRead
 
 /** The checked header of a stored safetensors file: two range reads (length, then header), never the data. */
 export async function readSafetensorsHeader(ctx: RequestContext, reader: StoredFileReader, key: string, fileName: string): Promise<SafetensorsSummary> {
-  const head = await headOf(ctx, reader.blobs, key);
+  const head = await reader.blobs.head(ctx, key);
   if (!head) throw new ModelFileProblem(fileName, 'has not been uploaded', 'missing');
   try {
     if (head.size < 8) throw new SafetensorsError('the file is shorter than the 8-byte header length');
