@@ -11,7 +11,8 @@ import { median } from '../lib/stats.js';
  * one second later, for the gateway of `npm start` (templates/gateway on the embedded default: memory
  * storage) built to JavaScript, the same gateway run from TypeScript through tsx (what `npm start` ran
  * before the build), `npm start` itself (its build check and the npm wrapper included), and a bare
- * Fastify process answering `/healthz` as the baseline. `BENCH_ROUNDS` rounds (default 5), the targets'
+ * Fastify process answering `/healthz` as the baseline (and, with `BENCH_BEFORE`, another checkout's tsx
+ * start). `BENCH_ROUNDS` rounds (default 5), the targets'
  * order rotating each round; medians and ranges over the rounds.
  * Targets of issue 15: first /healthz within 1 s of process start, gateway RSS at most 150 MB.
  */
@@ -23,13 +24,20 @@ interface Target {
   readonly name: string;
   readonly command: string;
   readonly args: readonly string[];
+  /** Working directory; default the repository root. */
+  readonly cwd?: string;
 }
 
+/** `BENCH_BEFORE=<another checkout>` adds that checkout's `tsx src/main.ts` (e.g. the code before the build). */
+const before = process.env.BENCH_BEFORE;
 const targets: readonly Target[] = [
   { name: 'bare Fastify (baseline)', command: process.execPath, args: [fileURLToPath(new URL('./bare-fastify.mjs', import.meta.url))] },
   { name: 'gateway, built (node dist/main.js)', command: process.execPath, args: ['templates/gateway/dist/main.js'] },
   { name: 'gateway, tsx src/main.ts (before)', command: process.execPath, args: [tsxCli, '--conditions=@berth/source', 'templates/gateway/src/main.ts'] },
   { name: 'npm start (build check + npm)', command: 'npm', args: ['start', '--silent'] },
+  ...(before
+    ? [{ name: `tsx src/main.ts at ${before}`, command: process.execPath, args: [`${before}/node_modules/tsx/dist/cli.mjs`, 'src/main.ts'], cwd: `${before}/templates/gateway` }]
+    : []),
 ];
 
 interface Sample {
@@ -74,7 +82,7 @@ async function measure(target: Target): Promise<Sample> {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error' };
   delete env.DATABASE_URL; // the embedded default
   const started = process.hrtime.bigint();
-  const child = spawn(target.command, target.args, { cwd: root, env, stdio: 'ignore', detached: true });
+  const child = spawn(target.command, target.args, { cwd: target.cwd ?? root, env, stdio: 'ignore', detached: true });
   try {
     await waitForHealthz(port, child);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
