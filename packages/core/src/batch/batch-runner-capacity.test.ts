@@ -12,23 +12,28 @@ import { createTestGateway, principalContext, type TestGateway } from '../testin
 import { testRuntime, type TestRuntimeOptions } from '../testing/test-runtime.js';
 import { QueueWorkerPool } from '../workers/queue-worker-pool.js';
 import { BatchCapacity, temporaryDeploymentRecords, type TemporaryDeploymentsRecord } from './batch-capacity.js';
-import { BatchInferenceRunner } from './batch-runner.js';
+import { BatchInferenceRunner, type BatchInferenceOptions } from './batch-runner.js';
 
 const account = 'acme';
 const admin: RequestContext = principalContext(account, 'admin');
 const model = `accounts/${account}/models/m`;
 
-/** Answers every row; calls after `pauseAfter` hang until their abort (a worker that dies mid-chunk). */
+/** Answers every row; calls after `pauseAfter` hang until {@link release} or their abort (a worker that dies mid-chunk). */
 class EchoClient implements ChatModelClient {
   calls = 0;
   readonly deployments = new Set<string>();
+  release: () => void = () => {};
+  private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
   constructor(private readonly pauseAfter = Infinity) {}
 
   async complete(ctx: RequestContext, call: ChatCompletionCall): Promise<ChatCompletionOutcome> {
     this.calls += 1;
     this.deployments.add(call.target.deployment);
     if (this.calls > this.pauseAfter) {
-      await new Promise<void>((_, reject) => ctx.signal?.addEventListener('abort', () => reject(new GatewayError(Code.CANCELLED, 'cancelled')), { once: true }));
+      await new Promise<void>((resolve, reject) => {
+        void this.gate.then(resolve);
+        ctx.signal?.addEventListener('abort', () => reject(new GatewayError(Code.CANCELLED, 'cancelled')), { once: true });
+      });
     }
     return { ok: true, completion: { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] } };
   }
@@ -42,9 +47,9 @@ let tg: TestGateway;
 let storage: Storage;
 const pools: QueueWorkerPool[] = [];
 
-function startWorkers(client: ChatModelClient): QueueWorkerPool {
+function startWorkers(client: ChatModelClient, options: BatchInferenceOptions = {}): QueueWorkerPool {
   const runner = new BatchInferenceRunner(
-    { concurrency: 2, chunkSize: 4, rowRetryBaseMs: 1, cancelPollMs: 20, capacityPollMs: 20, leaseMs: 300, backoff: { initialMs: 10, maxMs: 20 } },
+    { concurrency: 2, chunkSize: 4, rowRetryBaseMs: 1, cancelPollMs: 20, capacityPollMs: 20, leaseMs: 300, backoff: { initialMs: 10, maxMs: 20 }, ...options },
     new BatchCapacity(storage, tg.services.deployments),
   );
   runner.attach(client);
@@ -134,5 +139,21 @@ describe('batch jobs and temporary deployments', () => {
     expect((await jobs.get(admin, failed.name!)).status).toMatchObject({ code: 'FAILED_PRECONDITION', message: expect.stringContaining(String(second.name)) });
     await waitFor(async () => (await records()).length === 0, 10_000);
     expect(await deploymentsEver()).toHaveLength(2);
+  });
+
+  it('a running job scales its deployment up again when it is scaled to zero under it (another instance\'s autoscaler)', async () => {
+    await setup();
+    const own = await tg.services.deployments.create(admin, account, { baseModel: model, minReplicaCount: 0, maxReplicaCount: 2 }, { deploymentId: 'own' });
+    const client = new EchoClient(6);
+    startWorkers(client, { capacityKeepMs: 20 });
+    const job = await tg.services.batchInferenceJobs.create(admin, account, { model, inputDatasetId: 'in' }, 'kept');
+    await waitFor(() => client.calls > 6, 10_000);
+    expect((await tg.services.batchInferenceJobs.get(admin, job.name!)).state).toBe('JOB_STATE_RUNNING');
+    await tg.services.deployments.scale(admin, own.name!, 0);
+    await waitFor(async () => ((await tg.services.deployments.get(admin, own.name!)).desiredReplicaCount ?? 0) >= 1, 10_000);
+    client.release();
+    await waitFor(async () => (await tg.services.batchInferenceJobs.get(admin, job.name!)).state === 'JOB_STATE_COMPLETED', 10_000);
+    expect([...client.deployments]).toEqual([own.name]);
+    expect(await deploymentsEver()).toHaveLength(1);
   });
 });
