@@ -7,7 +7,8 @@
  *    (profile esm-only: the packages are ES modules only).
  * 3. Copies templates/gateway into a scratch directory outside the workspace (mktemp), points its
  *    `@berth/*` dependencies at the tarballs (third-party packages come from the npm registry), installs
- *    it, imports every export of every package, runs the template's tests and starts it (`npm start`:
+ *    it, imports every export of every package, runs every package's command (`bin`, e.g. `berth
+ *    --version`), runs the template's tests and starts it (`npm start`:
  *    its type check and build against the published declarations, then `node dist/main.js`) until
  *    `/healthz` answers. This catches a file left out of `files` or a workspace-only import.
  *
@@ -80,6 +81,18 @@ try {
     step('import every export of every package under Node 24');
     run('npx', ['-y', '-p', 'node@24', 'node', '--input-type=module', '-e', importAll], { cwd: app, env });
   }
+
+  step('every package\'s command runs from the install');
+  for (const workspace of packages) {
+    const { bin, version } = workspace.manifest;
+    const names = typeof bin === 'string' ? [workspace.name.replace(/^@[^/]+\//, '')] : Object.keys(bin ?? {});
+    for (const name of names) {
+      const printed = run(join(app, 'node_modules', '.bin', name), ['--version'], { cwd: app, env, capture: true }).trim();
+      if (printed !== version) problems.push(`${workspace.name}: ${name} --version printed "${printed}", not ${version}`);
+      console.log(`  ${name} --version: ${printed}`);
+    }
+  }
+  if (problems.length > 0) fail();
 
   step('the template\'s tests');
   run('npm', ['test'], { cwd: app, env });
