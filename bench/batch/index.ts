@@ -14,8 +14,8 @@ import { printTable } from '../lib/load.js';
  * (b) the same N rows, uploaded as a dataset, run as a batch job through a gateway (its own process,
  *     PostgreSQL storage) at the same concurrency, timed from the job's create to COMPLETED (validation,
  *     every row, writing the output dataset);
- * (c) the gateway's peak RSS during a job of N rows and of 10 × N rows, each in a fresh gateway process,
- *     sampled from /proc every 25 ms.
+ * (c) the gateway's peak RSS during a job of N rows and of 10 × N rows and the download of its output
+ *     (results and errors, streamed), each in a fresh gateway process, sampled from /proc every 25 ms.
  * The engine runs in its own process and waits ENGINE_TTFT_MS before each answer (a model that takes
  * time); the rows ask for max_tokens 8. Targets: (b) ≥ 0.9 × (a) rows/s; 10 × N peak RSS within 50 MB
  * of N's.
@@ -105,7 +105,19 @@ class GatewayClient {
     if (!response.ok) throw new Error(`upload of ${dataset}: ${response.status} ${await response.text()}`);
   }
 
-  /** Runs a job over `dataset` to COMPLETED, sampling the gateway's RSS meanwhile. */
+  /** Downloads the output dataset's files (streamed by the gateway) and answers their lines. */
+  async downloadLines(dataset: string): Promise<number> {
+    const endpoint = await this.call('POST', `/v1/accounts/bench/datasets/${dataset}:getDownloadEndpoint`, {});
+    let lines = 0;
+    for (const url of Object.values(endpoint.filenameToSignedUrls as Record<string, string>)) {
+      const response = await fetch(url);
+      if (!response.ok || !response.body) throw new Error(`download ${url}: ${response.status}`);
+      for await (const chunk of response.body) for (const byte of chunk) if (byte === 0x0a) lines += 1;
+    }
+    return lines;
+  }
+
+  /** Runs a job over `dataset` to COMPLETED and downloads its output, sampling the gateway's RSS meanwhile (the download is not timed). */
   async runJob(id: string, dataset: string, rows: number): Promise<JobRun> {
     const pid = Number(this.gateway.info.pid);
     const rssBefore = rssBytes(pid);
@@ -114,6 +126,7 @@ class GatewayClient {
       peakRss = Math.max(peakRss, rssBytes(pid));
     }, 25);
     const started = performance.now();
+    let seconds = Number.NaN;
     try {
       const created = await this.call('POST', `/v1/accounts/bench/batchInferenceJobs?batchInferenceJobId=${id}`, {
         model: String(this.gateway.info.model), inputDatasetId: dataset, outputDatasetId: `${id}-out`,
@@ -128,10 +141,12 @@ class GatewayClient {
         }
         if (job.state === 'JOB_STATE_FAILED' || job.state === 'JOB_STATE_CANCELLED') throw new Error(`job ${id} ended ${String(job.state)}: ${JSON.stringify(job.status)}`);
       }
+      seconds = (performance.now() - started) / 1000;
+      const downloaded = await this.downloadLines(`${id}-out`);
+      if (downloaded !== rows) throw new Error(`job ${id}: ${downloaded} output lines for ${rows} rows`);
     } finally {
       clearInterval(sampler);
     }
-    const seconds = (performance.now() - started) / 1000;
     peakRss = Math.max(peakRss, rssBytes(pid));
     return { rowsPerSecond: rows / seconds, peakRss, rssBefore };
   }

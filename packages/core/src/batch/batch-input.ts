@@ -11,14 +11,10 @@ import { readJob } from '../resources/batch-inference-jobs/batch-inference-job-r
 import { datasetBlobKey } from './batch-output.js';
 import type { PipelineRow } from './batch-pipeline.js';
 
-/** Bytes handed on at once when a whole object has to be cut into chunks. */
-const readChunkBytes = 64 * 1024;
-
-/** A blob's bytes as chunks, in order; nothing when it is absent. */
+/** A blob's bytes as the store streams them, in order; nothing when it is absent. */
 export async function* blobChunks(ctx: RequestContext, storage: Storage, key: string): AsyncGenerator<Uint8Array> {
-  const blob = await storage.blobs.get(ctx, key);
-  if (!blob) return;
-  for (let offset = 0; offset < blob.bytes.byteLength; offset += readChunkBytes) yield blob.bytes.subarray(offset, offset + readChunkBytes);
+  const read = await storage.blobs.getStream(ctx, key);
+  if (read) yield* read.body;
 }
 
 /**

@@ -48,34 +48,47 @@ export async function prepareOutputDataset(ctx: RequestContext, storage: Storage
   return undefined;
 }
 
-/** Writes concatenated chunk files as output files of at most `partBytes` each: `results.jsonl`, or `results-1.jsonl`, `results-2.jsonl`, …. */
+/**
+ * Writes concatenated chunk files as output files of at most `partBytes` each (a chunk file larger than
+ * that makes a part of its own): `results.jsonl`, or `results-1.jsonl`, `results-2.jsonl`, …. The parts
+ * are planned from the chunk files' sizes, then each is streamed to the store chunk file by chunk file,
+ * so the gateway holds one chunk file's bytes at a time, not a part. Answers the lines written.
+ */
 async function writeParts(
   ctx: RequestContext, storage: Storage, jobName: string, run: BatchRunRecord, dataset: string, kind: 'results' | 'errors', partBytes: number,
 ): Promise<number> {
-  const parts: Uint8Array[] = [];
+  const parts: string[][] = [[]];
   let size = 0;
-  let written = 0;
-  let lines = 0;
-  const flush = async (last: boolean): Promise<void> => {
-    if (last && written === 0) {
-      await storage.blobs.put(ctx, datasetBlobKey(dataset, `${kind}.jsonl`), Buffer.concat(parts), 'application/jsonl');
-      return;
-    }
-    written += 1;
-    if (written === 1) await storage.blobs.delete(ctx, datasetBlobKey(dataset, `${kind}.jsonl`));
-    await storage.blobs.put(ctx, datasetBlobKey(dataset, `${kind}-${written}.jsonl`), Buffer.concat(parts), 'application/jsonl');
-    parts.length = 0;
-    size = 0;
-  };
   for (const [chunk, attempt] of chunkAttempts(run)) {
-    const blob = await storage.blobs.get(ctx, chunkBlobKey(jobName, chunk, attempt, kind));
-    if (!blob) throw new Error(`chunk ${chunk} of ${jobName} lost its ${kind} file`);
-    if (size > 0 && size + blob.size > partBytes) await flush(false);
-    parts.push(blob.bytes);
-    size += blob.size;
-    for (const byte of blob.bytes) if (byte === 0x0a) lines += 1;
+    const key = chunkBlobKey(jobName, chunk, attempt, kind);
+    const found = await storage.blobs.head(ctx, key);
+    if (!found) throw new Error(`chunk ${chunk} of ${jobName} lost its ${kind} file`);
+    if (size > 0 && size + found.size > partBytes) {
+      parts.push([]);
+      size = 0;
+    }
+    parts[parts.length - 1]!.push(key);
+    size += found.size;
   }
-  if (size > 0 || written === 0) await flush(written === 0);
+  let lines = 0;
+  async function* bytesOf(keys: readonly string[]): AsyncGenerator<Uint8Array> {
+    for (const key of keys) {
+      const read = await storage.blobs.getStream(ctx, key);
+      if (!read) throw new Error(`${key} of ${jobName} is gone`);
+      for await (const bytes of read.body) {
+        for (const byte of bytes) if (byte === 0x0a) lines += 1;
+        yield bytes;
+      }
+    }
+  }
+  if (parts.length === 1) {
+    await storage.blobs.putStream(ctx, datasetBlobKey(dataset, `${kind}.jsonl`), bytesOf(parts[0]!), 'application/jsonl');
+    return lines;
+  }
+  await storage.blobs.delete(ctx, datasetBlobKey(dataset, `${kind}.jsonl`));
+  for (const [index, keys] of parts.entries()) {
+    await storage.blobs.putStream(ctx, datasetBlobKey(dataset, `${kind}-${index + 1}.jsonl`), bytesOf(keys), 'application/jsonl');
+  }
   return lines;
 }
 

@@ -179,6 +179,27 @@ describe('batch inference jobs on the durable queue', () => {
     expect(await storage.blobs.list(systemContext(), 'batch-jobs/')).toEqual([]);
   });
 
+  it('splits results over several files when they pass outputPartBytes, streamed chunk file by chunk file, every row once', async () => {
+    await uploadInput(Array.from({ length: 40 }, (_, i) => row(`r${i}`, `hello ${i}`)));
+    startWorkers(new ScriptedClient(), { concurrency: 2, chunkSize: 4, outputPartBytes: 2000 });
+    const created = await jobs.create(ctx, 'acme', { model, inputDatasetId: 'in', outputDatasetId: 'parts' }, 'parts');
+    const done = await until(created.name!, ['JOB_STATE_COMPLETED', 'JOB_STATE_FAILED']);
+    expect(done.state, JSON.stringify(done.status)).toBe('JOB_STATE_COMPLETED');
+    const names = (await storage.blobs.list(systemContext(), 'datasets/acme/datasets/parts/')).map((k) => k.split('/').pop()!);
+    const parts = names.filter((n) => n.startsWith('results-')).sort((a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]));
+    expect(parts.length).toBeGreaterThan(1);
+    expect(names).not.toContain('results.jsonl');
+    expect(names).toContain('errors.jsonl');
+    const rows: unknown[] = [];
+    for (const part of parts) {
+      const size = (await storage.blobs.head(systemContext(), `datasets/acme/datasets/parts/${part}`))!.size;
+      expect(size).toBeLessThanOrEqual(2000);
+      rows.push(...(await file('accounts/acme/datasets/parts', part)).map((r) => r.row));
+    }
+    expect(rows).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect((await storage.resources.get(systemContext(), 'accounts/acme/datasets/parts'))?.data).toMatchObject({ state: 'READY', exampleCount: '40' });
+  });
+
   it('fails every repeat of a custom_id after the first valid row with it (duplicate_custom_id)', async () => {
     const lines = [row('a', 'hello a'), row('b', 'hello b'), JSON.stringify({ custom_id: 'c' }), row('a', 'again a'), row('c', 'hello c'), row('b', 'again b'), row('a', 'third a')];
     await uploadInput(lines);

@@ -1,6 +1,6 @@
 import { customMethod, customMethodRoutes } from '../../api/custom-method.js';
 import { emptySchema } from '../../api/resource-routes.js';
-import { BinaryAnswer, isMultipartFileBody, type RouteRequest, type RouteSpec } from '../../api/route-spec.js';
+import { StreamAnswer, isMultipartFileBody, type RouteRequest, type RouteSpec } from '../../api/route-spec.js';
 import { invalidArgument } from '../../errors/index.js';
 import type { JsonSchema } from '../../validation/schema-validator.js';
 import { datasetDefinition } from './dataset-definition.js';
@@ -66,7 +66,7 @@ function signedFileRoutes(files: DatasetFileService): RouteSpec[] {
       query: signedQuery, response: emptySchema, signedUrl,
       handle: async (r) => {
         const file = await files.getFile(r.ctx, signedRequest(r, 'GET'));
-        return new BinaryAnswer(file.bytes, file.contentType);
+        return new StreamAnswer(file.body, file.contentType, file.size);
       },
     },
   ];

@@ -119,13 +119,13 @@ export class DatasetFileService {
     await this.env.storage.blobs.put(ctx, this.blobKey(request.resource, request.filename), bytes, contentType);
   }
 
-  /** Serves a file (signed GET). */
-  async getFile(ctx: RequestContext, request: SignedFileRequest): Promise<{ bytes: Uint8Array; contentType: string }> {
+  /** Serves a file (signed GET), streamed from the store: its bytes as they are read, with its size and type. */
+  async getFile(ctx: RequestContext, request: SignedFileRequest): Promise<{ body: AsyncIterable<Uint8Array>; size: number; contentType: string }> {
     if (request.method !== 'GET') throw permissionDenied('this URL is not a download URL');
     this.verify(request);
-    const blob = await this.env.storage.blobs.get(ctx, this.blobKey(request.resource, request.filename));
-    if (!blob) throw notFound(`${request.resource}/files/${request.filename}`);
-    return { bytes: blob.bytes, contentType: blob.contentType };
+    const read = await this.env.storage.blobs.getStream(ctx, this.blobKey(request.resource, request.filename));
+    if (!read) throw notFound(`${request.resource}/files/${request.filename}`);
+    return { body: read.body, size: read.length, contentType: read.contentType };
   }
 
   /**
