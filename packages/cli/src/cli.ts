@@ -10,6 +10,7 @@ import { OUTPUT_FORMATS } from './output.js';
 import { registerResource } from './resource-commands.js';
 import type { ResourceSpec } from './resource-spec.js';
 import { resources as defaultResources } from './resources.js';
+import { collectModelFiles, uploadModelFiles } from './model-upload.js';
 import { datasetIdFromFile, uploadDataset, validationSummary } from './upload.js';
 
 function version(): string {
@@ -42,6 +43,28 @@ function registerUpload(datasets: Command, io: CliIo): void {
     });
 }
 
+function registerModelUpload(models: Command, io: CliIo): void {
+  models
+    .command('upload')
+    .description("upload a model's files (files, or folders uploaded with their relative paths) with a byte progress bar, then validate them")
+    .argument('<id>', 'model id or name (the model exists: create it first)')
+    .argument('<paths...>', 'files or folders')
+    .option('--skip-config-validation', 'do not require or check config.json (skipHfConfigValidation)')
+    .option('--config-only', 'check the config and file headers but not tensor names')
+    .action(async (id: string, paths: string[], options: { skipConfigValidation?: boolean; configOnly?: boolean }, command: Command) => {
+      const ctx = CommandContext.of(io, command);
+      const model = await uploadModelFiles({
+        client: await ctx.client(),
+        modelId: id.split('/').pop()!,
+        files: await collectModelFiles(paths),
+        progressStream: ctx.progressStream,
+        validateQuery: { skipHfConfigValidation: options.skipConfigValidation, configOnly: options.configOnly },
+      });
+      if (ctx.format === 'table') io.stdout.write(`model ${String(model.name)}: ${String(model.state)}\n`);
+      else ctx.printResource(model);
+    });
+}
+
 /** The program for `io`; `resources` is the resource list (the default one unless a test or host passes another). */
 export function buildProgram(io: CliIo, resources: readonly ResourceSpec[] = defaultResources): Command {
   const program = new Command('berth')
@@ -59,6 +82,7 @@ export function buildProgram(io: CliIo, resources: readonly ResourceSpec[] = def
   for (const spec of resources) {
     const group = registerResource(program, spec, io);
     if (spec.collection === 'datasets') registerUpload(group, io);
+    if (spec.collection === 'models') registerModelUpload(group, io);
   }
   program
     .command('completion')

@@ -41,15 +41,16 @@ export class GatewayClient {
   }
 
   /**
-   * POSTs a streamed body (`body` is pulled only as fast as the socket drains: node:http with
-   * backpressure, so memory stays flat whatever the size), then reads the JSON answer.
+   * Sends a streamed body (`body` is pulled only as fast as the socket drains: node:http with
+   * backpressure, so memory stays flat whatever the size), then reads the JSON answer. `path` is under
+   * the base URL; a signed URL (absolute, its signature the credential) is sent without the API key.
    */
-  async upload<T = Record<string, unknown>>(path: string, body: AsyncIterable<Uint8Array>, headers: Record<string, string>): Promise<T> {
-    const url = new URL(`${this.settings.baseUrl}${path}`);
+  async upload<T = Record<string, unknown>>(path: string, body: AsyncIterable<Uint8Array>, headers: Record<string, string>, options: { method?: 'POST' | 'PUT'; signedUrl?: boolean } = {}): Promise<T> {
+    const url = options.signedUrl ? new URL(path) : new URL(`${this.settings.baseUrl}${path}`);
     const all: Record<string, string> = { accept: 'application/json', ...headers };
-    if (this.settings.apiKey) all.authorization = `Bearer ${this.settings.apiKey}`;
+    if (this.settings.apiKey && !options.signedUrl) all.authorization = `Bearer ${this.settings.apiKey}`;
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const request = send(url, { method: 'POST', headers: all });
+    const request = send(url, { method: options.method ?? 'POST', headers: all });
     const responded = new Promise<IncomingMessage>((resolve, reject) => {
       request.once('response', resolve);
       request.once('error', reject);

@@ -21,7 +21,7 @@ interface CommandNode {
   names: string[];
   options: OptionInfo[];
   children: CommandNode[];
-  /** Completes file names for the positional argument (`datasets upload <file>`). */
+  /** Completes file names for the positional argument (`datasets upload <file>`, `models upload <id> <paths...>`). */
   fileArgument: boolean;
   argumentChoices: readonly string[];
 }
@@ -45,7 +45,7 @@ function nodeOf(command: Command, parentPath: string): CommandNode {
     names: [command.name(), ...command.aliases()],
     options: command.options.filter((o) => !o.hidden).map(optionInfo),
     children: command.commands.filter((c) => c.name() !== 'help').map((c) => nodeOf(c, path)),
-    fileArgument: args.some((a) => a.name() === 'file'),
+    fileArgument: args.some((a) => a.name() === 'file' || a.name() === 'paths'),
     argumentChoices: args.flatMap((a) => a.argChoices ?? []),
   };
 }

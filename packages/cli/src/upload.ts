@@ -29,6 +29,16 @@ export function datasetIdFromFile(file: string): string {
   return /^[a-z]/.test(id) ? id : `dataset-${id}`.replace(/-+$/, '');
 }
 
+/** A file's bytes in 256 KiB chunks, telling `onBytes` the running total as each chunk is handed on. */
+export async function* fileChunks(file: string, onBytes: (sent: number) => void): AsyncGenerator<Uint8Array> {
+  let sent = 0;
+  for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) {
+    sent += (chunk as Buffer).length;
+    onBytes(sent);
+    yield chunk as Buffer;
+  }
+}
+
 /** Multipart framing around one file part; the body is streamed, never held in memory. */
 function multipart(file: string, size: number, onBytes: (sent: number) => void): { body: AsyncIterable<Uint8Array>; headers: Record<string, string> } {
   const boundary = `berth-${randomBytes(12).toString('hex')}`;
@@ -36,13 +46,8 @@ function multipart(file: string, size: number, onBytes: (sent: number) => void):
   const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/jsonl\r\n\r\n`);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   async function* parts(): AsyncGenerator<Uint8Array> {
-    let sent = 0;
     yield head;
-    for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) {
-      sent += (chunk as Buffer).length;
-      onBytes(sent);
-      yield chunk as Buffer;
-    }
+    yield* fileChunks(file, onBytes);
     yield tail;
   }
   return { body: parts(), headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) } };
