@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { statSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, readFileSync, writeFileSync } from 'node:fs';
+import { buildSafetensors } from '@berth/core/testing';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { parse as parseYaml } from 'yaml';
@@ -201,6 +202,41 @@ describe('berth: resources', () => {
     const twice = await g.berth(['deployed-models', 'create', 'again', '--model', `accounts/${account}/models/lora`, '--deployment', `accounts/${account}/deployments/chat-2`]);
     expect(twice).toMatchObject({ code: 1, stderr: expect.stringMatching(/already exists \(ALREADY_EXISTS, HTTP 409\)\n$/) });
     expect(ok(await g.berth(['deployed-models', 'delete', 'lora-on-chat-2'])).stdout).toBe('deleted deployed model lora-on-chat-2\n');
+  });
+});
+
+describe('berth: model files', () => {
+  it('models upload: a folder through signed URLs with one byte bar, validated READY; a bad file is refused naming it', async () => {
+    const folder = join(g.dir, 'checkpoint');
+    mkdirSync(join(folder, 'tokenizer'), { recursive: true });
+    const weights = buildSafetensors([
+      { name: 'model.embed_tokens.weight', dtype: 'BF16', shape: [64, 16] },
+      { name: 'model.layers.0.self_attn.q_proj.weight', dtype: 'BF16', shape: [16, 16] },
+      { name: 'model.norm.weight', dtype: 'F32', shape: [16] },
+    ]);
+    writeFileSync(join(folder, 'model.safetensors'), weights);
+    writeFileSync(join(folder, 'config.json'), JSON.stringify({ model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_size: 16, vocab_size: 64 }));
+    writeFileSync(join(folder, 'tokenizer', 'vocab.json'), '{"a":0}');
+    const hubFiles = 'config.json,model.safetensors,tokenizer/vocab.json';
+    ok(await g.berth(['models', 'create', 'uploaded', '--kind', 'HUB_BASE_MODEL', '--checkpoint-format', 'HUB', '--hub-files', hubFiles]));
+    const r = ok(await g.berth(['models', 'upload', 'uploaded', folder]));
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^uploading uploaded \[-{30}\] {3}0% 0 B \/ [\d.]+ KiB {2}config\.json \(1\/3\)$/);
+    expect(lines.at(-2)).toMatch(/^uploading uploaded \[#{30}\] 100% ([\d.]+ KiB) \/ \1 {2}tokenizer\/vocab\.json \(3\/3\)$/);
+    expect(lines.at(-1)).toBe(`model accounts/${account}/models/uploaded: READY`);
+    expect(json(await g.berth(['models', 'get', 'uploaded', '-o', 'json']))).toMatchObject({ state: 'READY', baseModelDetails: { modelType: 'llama' } });
+
+    ok(await g.berth(['models', 'create', 'broken', '--kind', 'HUB_BASE_MODEL', '--checkpoint-format', 'HUB', '--hub-files', 'config.json,model.safetensors']));
+    const bad = join(g.dir, 'bad');
+    mkdirSync(bad);
+    writeFileSync(join(bad, 'model.safetensors'), 'not a safetensors file');
+    writeFileSync(join(bad, 'config.json'), readFileSync(join(folder, 'config.json')));
+    const refused = await g.berth(['models', 'upload', 'broken', bad, '-o', 'json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/uploading broken .*\n/);
+    expect(refused.stderr).toMatch(/\nerror: file "model\.safetensors": .+ \(INVALID_ARGUMENT, HTTP 400\)\n$/);
+    expect(await g.berth(['models', 'upload', 'broken', join(g.dir, 'nothing-here')])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: cannot read .*nothing-here: ENOENT/) });
   });
 });
 

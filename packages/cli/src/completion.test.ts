@@ -53,6 +53,7 @@ describe('bash completion (sourced and invoked in bash)', () => {
     try {
       writeFileSync(join(dir, 'rows.jsonl'), '{}\n');
       expect(completeBash(['berth', 'datasets', 'upload', 'ro'], dir)).toEqual(['rows.jsonl']);
+      expect(completeBash(['berth', 'models', 'upload', 'my-model', 'ro'], dir)).toEqual(['rows.jsonl']);
       expect(completeBash(['berth', 'models', 'update', 'm', '--file', 'r'], dir)).toEqual(['rows.jsonl']);
       expect(completeBash(['berth', 'models', 'list', 'r'], dir)).toEqual([]);
     } finally {
