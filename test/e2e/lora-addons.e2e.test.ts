@@ -1,53 +1,43 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { modelFileKey, servingOptions, simulatedProvisioner, storageToken, systemContext, deploymentReconcilerToken, type SimulatedProvisioner } from '@berth/core';
+import { servingOptions, simulatedProvisioner, deploymentReconcilerToken, type SimulatedProvisioner } from '@berth/core';
+import { buildSafetensors } from '@berth/core/testing';
 import { memoryStorage } from '@berth/plugin-storage-memory';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { gpuxRuntime } from '@berth/plugin-runtime-gpux';
 import { account, adminKey, startHarness, type Harness } from './harness.js';
+import { adapterConfig, baseCheckpointModel, checkpoint, checkpointConfig, createModel, uploadAll, validate } from './model-upload-scenario.js';
 
 /**
  * Issue 13's serving walk-through over HTTP on the embedded gateway (simulated GPUX replicas): a base
- * checkpoint and two LoRA add-ons with files, the base deployed with add-ons enabled, chat; both add-ons
+ * checkpoint and two LoRA add-ons generated here and uploaded through the upload flow, the base deployed
+ * with add-ons enabled, chat; both add-ons
  * deployed onto the running deployment (DEPLOYING → DEPLOYED), each changing the answers; one undeployed;
  * eviction and reload with numPeftDeviceCached: 1, counted on the replica's engine.
  */
 const v1 = `/v1/accounts/${account}`;
 const model = (id: string) => `accounts/${account}/models/${id}`;
-const encoder = new TextEncoder();
 let h: Harness;
 let provisioner: SimulatedProvisioner;
 
-/** A valid safetensors file: an 8-byte header length, the JSON header (space-padded to 8), then the data. */
-function safetensors(tensors: Record<string, { dtype: 'F32'; shape: number[] }>, fill: number): Uint8Array {
-  const header: Record<string, unknown> = {};
-  let offset = 0;
-  for (const [name, t] of Object.entries(tensors)) {
-    const bytes = t.shape.reduce((a, b) => a * b, 1) * 4;
-    header[name] = { ...t, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  const json = encoder.encode(JSON.stringify(header));
-  const padded = Math.ceil(json.byteLength / 8) * 8;
-  const out = new Uint8Array(8 + padded + offset).fill(fill, 8 + padded);
-  new DataView(out.buffer).setBigUint64(0, BigInt(padded), true);
-  out.fill(0x20, 8, 8 + padded);
-  out.set(json, 8);
-  return out;
-}
-
-const baseFiles = {
-  'config.json': encoder.encode(JSON.stringify({ model_type: 'llama', hidden_size: 16, vocab_size: 64 })),
-  'model.safetensors': safetensors({ 'model.embed_tokens.weight': { dtype: 'F32', shape: [64, 16] }, 'model.layers.0.self_attn.q_proj.weight': { dtype: 'F32', shape: [16, 16] } }, 1),
-};
+const baseFiles = { 'config.json': checkpointConfig, 'model.safetensors': checkpoint };
+/** Two add-ons with the same config and shapes, told apart only by their weights' bytes. */
 const adapterFiles = (fill: number) => ({
-  'adapter_config.json': encoder.encode(JSON.stringify({ peft_type: 'LORA', r: 4, target_modules: ['q_proj'], base_model_name_or_path: model('base') })),
-  'adapter_model.safetensors': safetensors({ 'base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight': { dtype: 'F32', shape: [4, 16] } }, fill),
+  'adapter_config.json': adapterConfig,
+  'adapter_model.safetensors': buildSafetensors(
+    ['q_proj', 'v_proj'].flatMap((module) => [
+      { name: `base_model.model.model.layers.0.self_attn.${module}.lora_A.weight`, dtype: 'BF16', shape: [4, 16] },
+      { name: `base_model.model.model.layers.0.self_attn.${module}.lora_B.weight`, dtype: 'BF16', shape: [16, 4] },
+    ]),
+    { fill: () => fill },
+  ),
 });
 
-/** Stores a model's files where the upload flow puts them (`models/<account>/<id>/<file>`). */
-async function storeFiles(id: string, files: Record<string, Uint8Array>): Promise<void> {
-  const blobs = h.gateway.resolve(storageToken).blobs;
-  for (const [name, bytes] of Object.entries(files)) await blobs.put(systemContext('test'), modelFileKey(model(id), name), bytes, 'application/octet-stream');
+/** Uploads a model's files through the upload flow over HTTP (signed PUTs, then :validateUpload). */
+async function upload(id: string, files: Record<string, Uint8Array>): Promise<void> {
+  await uploadAll(h, id, files);
+  const validated = await validate(h, id);
+  expect(validated.status, JSON.stringify(validated.body)).toBe(200);
+  expect((await get(`${v1}/models/${id}`)).state).toBe('READY');
 }
 
 async function create(path: string, body: unknown): Promise<Record<string, unknown>> {
@@ -94,11 +84,11 @@ beforeAll(async () => {
   h = await startHarness({
     plugins: [memoryStorage(), apiKeyAuth({ cacheTtlMs: 0 }), gpuxRuntime({ provisioner }), servingOptions({ pollIntervalMs: 100 })],
   });
-  await create(`${v1}/models`, { modelId: 'base', model: { kind: 'HUB_BASE_MODEL', baseModelDetails: { parameterCount: '8000000000', modelType: 'llama' }, contextLength: 8192 } });
-  await storeFiles('base', baseFiles);
+  await createModel(h, 'base', baseCheckpointModel);
+  await upload('base', baseFiles);
   for (const [id, fill] of [['sql', 2], ['poet', 3]] as const) {
-    await create(`${v1}/models`, { modelId: id, model: { kind: 'HUB_PEFT_ADDON', peftDetails: { baseModel: model('base'), r: 4, targetModules: ['q_proj'] } } });
-    await storeFiles(id, adapterFiles(fill));
+    await createModel(h, id, { kind: 'HUB_PEFT_ADDON', peftDetails: { baseModel: model('base'), r: 4, targetModules: ['q_proj', 'v_proj'] } });
+    await upload(id, adapterFiles(fill));
   }
 });
 afterAll(async () => {
@@ -111,7 +101,7 @@ describe('LoRA add-ons on a running deployment over HTTP', () => {
   let sql: string;
   let poet: string;
 
-  it('deploys the base model with its stored files and chats', async () => {
+  it('deploys the uploaded base model and chats', async () => {
     await deploy('main', { enableAddons: true, minReplicaCount: 2, maxReplicaCount: 2 });
     const answer = await chat(model('base'));
     expect(answer.status).toBe(200);
