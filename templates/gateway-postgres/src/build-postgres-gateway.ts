@@ -34,6 +34,8 @@ export function buildPostgresGateway(settings: PostgresGatewaySettings, options:
       allowPrivateUrls: settings.allowPrivateUrls,
       ...settings.images,
       maxDatasetFileBytes: settings.maxDatasetFileBytes,
+      maxModelFileBytes: settings.maxModelFileBytes,
+      maxModelBytes: settings.maxModelBytes,
     },
     logger: options.logger ?? consoleLogger(settings.logLevel),
   });

@@ -27,6 +27,13 @@ describe('readPostgresSettings', () => {
     expect(() => readPostgresSettings({ ...base, BERTH_ALLOW_LOOPBACK_URLS: 'yes' })).toThrow(/BERTH_ALLOW_LOOPBACK_URLS "yes" must be true or false/);
   });
 
+  it('reads the model file caps: 16 GiB per file and 256 GiB per model by default', () => {
+    const base = { DATABASE_URL: 'postgres://u@h/db' };
+    expect(readPostgresSettings(base)).toMatchObject({ maxModelFileBytes: 16 * 1024 ** 3, maxModelBytes: 256 * 1024 ** 3 });
+    expect(readPostgresSettings({ ...base, BERTH_MAX_MODEL_FILE_BYTES: '4096', BERTH_MAX_MODEL_BYTES: '8192' })).toMatchObject({ maxModelFileBytes: 4096, maxModelBytes: 8192 });
+    expect(() => readPostgresSettings({ ...base, BERTH_MAX_MODEL_FILE_BYTES: 'x' })).toThrow('BERTH_MAX_MODEL_FILE_BYTES');
+  });
+
   it('reads the image settings, a malformed one as a SettingsError', () => {
     const base = { DATABASE_URL: 'postgres://u@h/db' };
     expect(readPostgresSettings({ ...base, BERTH_SYSTEM_ACCOUNT_ID: 'provider' }).images).toMatchObject({

@@ -27,6 +27,10 @@ export interface PostgresGatewaySettings {
   readonly images: ImageSettings;
   /** Largest dataset file accepted (`BERTH_MAX_DATASET_FILE_BYTES`, default 256 MiB). */
   readonly maxDatasetFileBytes: number;
+  /** Largest model file accepted, enforced while it streams (`BERTH_MAX_MODEL_FILE_BYTES`, default 16 GiB). */
+  readonly maxModelFileBytes: number;
+  /** Largest total of one model's files (`BERTH_MAX_MODEL_BYTES`, default 256 GiB). */
+  readonly maxModelBytes: number;
 }
 
 /** Thrown when the environment cannot configure a PostgreSQL gateway; the message says what to set. */
@@ -96,6 +100,8 @@ export function readPostgresSettings(env: NodeJS.ProcessEnv = process.env): Post
     allowPrivateUrls: booleanSetting(env, 'BERTH_ALLOW_PRIVATE_URLS'),
     images: imageSettings(env),
     maxDatasetFileBytes: positiveInteger(env, 'BERTH_MAX_DATASET_FILE_BYTES', 256 * 1024 * 1024, Number.MAX_SAFE_INTEGER),
+    maxModelFileBytes: positiveInteger(env, 'BERTH_MAX_MODEL_FILE_BYTES', 16 * 1024 ** 3, Number.MAX_SAFE_INTEGER),
+    maxModelBytes: positiveInteger(env, 'BERTH_MAX_MODEL_BYTES', 256 * 1024 ** 3, Number.MAX_SAFE_INTEGER),
   };
 }
 

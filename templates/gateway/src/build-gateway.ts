@@ -28,6 +28,8 @@ export function buildGateway(settings: TemplateSettings, storage: GatewayPlugin 
       allowPrivateUrls: settings.allowPrivateUrls,
       ...settings.images,
       maxDatasetFileBytes: settings.maxDatasetFileBytes,
+      maxModelFileBytes: settings.maxModelFileBytes,
+      maxModelBytes: settings.maxModelBytes,
     },
     logger: consoleLogger(settings.logLevel),
   });

@@ -16,6 +16,12 @@ describe('readSettings', () => {
     expect(() => readSettings({ BERTH_MAX_DATASET_FILE_BYTES: '10MB' })).toThrow('positive number of bytes');
   });
 
+  it('reads the model file caps: 16 GiB per file and 256 GiB per model by default', () => {
+    expect(readSettings({})).toMatchObject({ maxModelFileBytes: 16 * 1024 ** 3, maxModelBytes: 256 * 1024 ** 3 });
+    expect(readSettings({ BERTH_MAX_MODEL_FILE_BYTES: '4096', BERTH_MAX_MODEL_BYTES: '8192' })).toMatchObject({ maxModelFileBytes: 4096, maxModelBytes: 8192 });
+    expect(() => readSettings({ BERTH_MAX_MODEL_BYTES: '-1' })).toThrow('BERTH_MAX_MODEL_BYTES');
+  });
+
   it('reads the image settings (parsed by readImageSettings from @berth/core)', () => {
     expect(readSettings({ BERTH_IMAGE_MODEL_IDS: 'kontext_pro=flux-kontext-pro' }).images)
       .toMatchObject({ systemAccountId: 'system', imageModelIds: { kontextPro: 'flux-kontext-pro' } });

@@ -20,6 +20,10 @@ export interface TemplateSettings {
   readonly images: ImageSettings;
   /** Largest dataset file accepted (`BERTH_MAX_DATASET_FILE_BYTES`, default 256 MiB). */
   readonly maxDatasetFileBytes: number;
+  /** Largest model file accepted, enforced while it streams (`BERTH_MAX_MODEL_FILE_BYTES`, default 16 GiB). */
+  readonly maxModelFileBytes: number;
+  /** Largest total of one model's files (`BERTH_MAX_MODEL_BYTES`, default 256 GiB). */
+  readonly maxModelBytes: number;
 }
 
 /** A positive number of bytes; unset or empty is `fallback`. */
@@ -54,5 +58,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): TemplateSett
     allowPrivateUrls: booleanSetting(env, 'BERTH_ALLOW_PRIVATE_URLS'),
     images: readImageSettings(env),
     maxDatasetFileBytes: byteCountSetting(env, 'BERTH_MAX_DATASET_FILE_BYTES', 256 * 1024 * 1024),
+    maxModelFileBytes: byteCountSetting(env, 'BERTH_MAX_MODEL_FILE_BYTES', 16 * 1024 ** 3),
+    maxModelBytes: byteCountSetting(env, 'BERTH_MAX_MODEL_BYTES', 256 * 1024 ** 3),
   };
 }

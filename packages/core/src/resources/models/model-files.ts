@@ -16,14 +16,14 @@ import type { BlobObject, BlobStore } from '../../ports/storage.js';
  * a READY model do not change (replicas and add-on loaders read them).
  *
  * **File names** are relative paths of 1 to {@link maxModelFileNameLength} characters: segments separated
- * by `/`, each 1–255 of letters, digits, `.`, `_`, `-`, not `.` or `..`; no leading or trailing `/`, no
+ * by `/`, each 1–200 of letters, digits, `.`, `_`, `-`, not `.` or `..`; no leading or trailing `/`, no
  * empty segment, no `\`, at most {@link maxModelFileNameSegments} segments. Anything else is a 400
  * (INVALID_ARGUMENT) naming the file, so a name can never leave the model's prefix.
  */
 export const maxModelFileNameLength = 512;
 export const maxModelFileNameSegments = 8;
 
-const segmentPattern = /^[A-Za-z0-9._-]{1,255}$/;
+const segmentPattern = /^[A-Za-z0-9._-]{1,200}$/;
 
 /** A file name shown in a message: quoted, cut to 120 characters, control characters escaped. */
 export function quotedFileName(fileName: string): string {
@@ -45,7 +45,7 @@ export function checkModelFileName(fileName: string, field = 'filenameToSize'): 
   for (const segment of segments) {
     if (segment === '') throw bad('the file name has an empty path segment');
     if (segment === '.' || segment === '..') throw bad('the file name must not contain "." or ".." segments');
-    if (!segmentPattern.test(segment)) throw bad('each path segment must be 1–255 letters, digits, ".", "_" or "-"');
+    if (!segmentPattern.test(segment)) throw bad('each path segment must be 1–200 letters, digits, ".", "_" or "-"');
   }
   return fileName;
 }
