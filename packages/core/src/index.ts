@@ -23,3 +23,4 @@ export * from './batch/index.js';
 export * from './outbound/index.js';
 export * from './images/index.js';
 export * from './blobs/index.js';
+export * from './evaluators/index.js';

@@ -18,3 +18,4 @@ export * from './serving-advisor.js';
 export * from './egress-http.js';
 export * from './webhook-outbox.js';
 export * from './image-engine.js';
+export * from './evaluator-runner.js';
