@@ -19,6 +19,7 @@ import type { ServingAdvisor } from '../ports/serving-advisor.js';
 import type { EgressHttp } from '../ports/egress-http.js';
 import type { WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { ImageEngine, SafetyChecker } from '../ports/image-engine.js';
+import type { EvaluatorRunner } from '../ports/evaluator-runner.js';
 
 // Gateway settings and ports.
 export const configToken = createToken<GatewayConfig>('GatewayConfig');
@@ -48,3 +49,5 @@ export const acceleratorRuntimesToken = createMultiToken<AcceleratorRuntime>('Ac
 export const imageEnginesToken = createMultiToken<ImageEngine>('ImageEngines');
 /** Who must hear of a change to a principal (identity caches). */
 export const principalChangeListenersToken = createMultiToken<PrincipalChangeListener>('PrincipalChangeListeners');
+/** Runs evaluators (reward functions): core binds the sandbox runner; a plugin may override it. */
+export const evaluatorRunnerToken = createToken<EvaluatorRunner>('EvaluatorRunner', { providedBy: 'core' });

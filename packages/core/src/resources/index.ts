@@ -7,3 +7,4 @@ export * from './deployments/index.js';
 export * from './batch-inference-jobs/index.js';
 export * from './reinforcement-fine-tuning-jobs/index.js';
 export * from './deployed-models/index.js';
+export * from './evaluators/index.js';

@@ -7,7 +7,7 @@ import {
   batchInferenceJobServiceToken, coreServicesToken, datasetFileServiceToken, modelFileServiceToken, datasetServiceToken, deployedModelServiceToken,
   deploymentDeletionGuardsToken, deploymentObserversToken, deploymentServiceToken, deploymentShapeServiceToken, gatewaySecretsToken,
   modelServiceToken, queueHandlersToken, queueWakeupsToken, reinforcementFineTuningJobServiceToken, resourceEnvironmentToken, servingLoadToken,
-  servingOptionsToken, userServiceToken,
+  servingOptionsToken, userServiceToken, evaluatorServiceToken,
 } from './tokens.js';
 import { optional } from '../kernel/token.js';
 import { systemContext } from '../kernel/request-context.js';
@@ -29,6 +29,7 @@ import { runtimeServingAdvisor } from '../serving/runtime-serving-advisor.js';
 import { registerServing } from './serving-bindings.js';
 import { registerOutbound } from './outbound-bindings.js';
 import { registerImages } from './image-bindings.js';
+import { registerEvaluators } from './evaluator-bindings.js';
 import { resolveServingOptions } from '../serving/serving-options.js';
 import { bootstrapAccount } from './bootstrap.js';
 import { registerResourceModules } from '../api/resource-module.js';
@@ -92,10 +93,13 @@ export function coreModule(): GatewayPlugin {
         token: coreServicesToken,
         deps: [
           modelServiceToken, datasetServiceToken, datasetFileServiceToken, userServiceToken, deploymentShapeServiceToken, deploymentServiceToken,
-          deployedModelServiceToken, batchInferenceJobServiceToken, reinforcementFineTuningJobServiceToken, modelFileServiceToken,
+          deployedModelServiceToken, batchInferenceJobServiceToken, reinforcementFineTuningJobServiceToken, modelFileServiceToken, evaluatorServiceToken,
         ],
-        factory: (models, datasets, datasetFiles, users, deploymentShapes, deployments, deployedModels, batchInferenceJobs, reinforcementFineTuningJobs, modelFiles) =>
-          Object.freeze({ models, datasets, datasetFiles, modelFiles, users, deploymentShapes, deployments, deployedModels, batchInferenceJobs, reinforcementFineTuningJobs }),
+        factory: (models, datasets, datasetFiles, users, deploymentShapes, deployments, deployedModels, batchInferenceJobs, reinforcementFineTuningJobs, modelFiles, evaluators) =>
+          Object.freeze({
+            models, datasets, datasetFiles, modelFiles, users, deploymentShapes, deployments, deployedModels, batchInferenceJobs, reinforcementFineTuningJobs,
+            evaluators,
+          }),
       });
 
       binder.contribute({
@@ -113,6 +117,7 @@ export function coreModule(): GatewayPlugin {
       registerServing(binder);
       registerOutbound(binder);
       registerImages(binder);
+      registerEvaluators(binder);
     },
   });
 }

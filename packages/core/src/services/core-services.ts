@@ -8,6 +8,7 @@ import type { DeploymentService } from '../resources/deployments/deployment-serv
 import type { DeployedModelService } from '../resources/deployed-models/deployed-model-service.js';
 import type { BatchInferenceJobService } from '../resources/batch-inference-jobs/batch-inference-job-service.js';
 import type { ReinforcementFineTuningJobService } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-service.js';
+import type { EvaluatorService } from '../resources/evaluators/evaluator-service.js';
 
 /**
  * A read-only facade over the control plane's services, one per resource kind, for hosts and transports.
@@ -27,4 +28,5 @@ export interface CoreServices {
   readonly deployedModels: DeployedModelService;
   readonly batchInferenceJobs: BatchInferenceJobService;
   readonly reinforcementFineTuningJobs: ReinforcementFineTuningJobService;
+  readonly evaluators: EvaluatorService;
 }

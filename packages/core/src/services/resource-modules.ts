@@ -3,7 +3,7 @@ import { acceleratorRuntimesToken, principalChangeListenersToken, servingAdvisor
 import {
   batchInferenceJobServiceToken, datasetFileServiceToken, datasetServiceToken, deployedModelServiceToken, deploymentDeletionGuardsToken,
   deploymentObserversToken, deploymentServiceToken, deploymentShapeServiceToken, gatewaySecretsToken, modelFileServiceToken, modelServiceToken,
-  reinforcementFineTuningJobServiceToken, resourceEnvironmentToken, userDeletionHooksToken, userServiceToken,
+  reinforcementFineTuningJobServiceToken, resourceEnvironmentToken, userDeletionHooksToken, userServiceToken, evaluatorServiceToken, queueWakeupsToken,
 } from './tokens.js';
 import { ModelService } from '../resources/models/model-service.js';
 import { modelApi } from '../resources/models/model-api.js';
@@ -23,6 +23,8 @@ import { BatchInferenceJobService } from '../resources/batch-inference-jobs/batc
 import { batchInferenceJobApi } from '../resources/batch-inference-jobs/batch-inference-job-api.js';
 import { ReinforcementFineTuningJobService } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-service.js';
 import { reinforcementFineTuningJobApi } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-api.js';
+import { EvaluatorService } from '../resources/evaluators/evaluator-service.js';
+import { evaluatorApi } from '../resources/evaluators/evaluator-api.js';
 
 const env = [resourceEnvironmentToken, gatewaySecretsToken] as const;
 
@@ -69,4 +71,5 @@ export const coreResourceModules: readonly ResourceModule[] = [
     api: reinforcementFineTuningJobApi,
     service: { token: reinforcementFineTuningJobServiceToken, deps: env, factory: (e, s) => new ReinforcementFineTuningJobService(e, s) },
   }),
+  defineResourceModule({ api: evaluatorApi, service: { token: evaluatorServiceToken, deps: [...env, queueWakeupsToken], factory: (e, s, w) => new EvaluatorService(e, s, w) } }),
 ];

@@ -23,6 +23,7 @@ import type { DeploymentDeletionGuard, DeploymentObserver, DeploymentService } f
 import type { DeployedModelService } from '../resources/deployed-models/deployed-model-service.js';
 import type { BatchInferenceJobService } from '../resources/batch-inference-jobs/batch-inference-job-service.js';
 import type { ReinforcementFineTuningJobService } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-service.js';
+import type { EvaluatorService } from '../resources/evaluators/evaluator-service.js';
 import type { CoreServices } from './core-services.js';
 import type { ImageService } from '../images/image-service.js';
 
@@ -61,6 +62,7 @@ export const batchInferenceJobServiceToken = createToken<BatchInferenceJobServic
 export const reinforcementFineTuningJobServiceToken = createToken<ReinforcementFineTuningJobService>('ReinforcementFineTuningJobService', {
   providedBy: 'core',
 });
+export const evaluatorServiceToken = createToken<EvaluatorService>('EvaluatorService', { providedBy: 'core' });
 /** A read-only facade over the service tokens above, for hosts and transports. */
 /** Image generation (spec endpoints 11 and 12). */
 export const imageServiceToken = createToken<ImageService>('ImageService', { providedBy: 'core' });
