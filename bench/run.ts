@@ -11,6 +11,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   'hostile-bodies': async () => (await import('./hostile-bodies/index.js')).runHostileBodiesBenchmark(),
   batch: async () => (await import('./batch/index.js')).runBatchBenchmark(),
   startup: async () => (await import('./startup/index.js')).runStartupBenchmark(),
+  rft: async () => (await import('./rft/index.js')).runRftBenchmark(),
 };
 const requested = process.argv[2];
 const names = requested ? [requested] : Object.keys(benchmarks);

@@ -50,7 +50,7 @@ const prelude = new vm.Script(
   ' globalThis.console = { log: record, info: record, warn: record, error: record, debug: record }; })();',
   { filename: 'berth-prelude.js' },
 );
-const call = new vm.Script(
+const callSource = (
   '(function () {' +
   ' var state = { done: false, out: undefined }; globalThis.__berthState = state;' +
   ' function describe(e) { try { if (e !== null && typeof e === "object" && typeof e.message === "string") return String((e.name || "Error") + ": " + e.message).slice(0, 2000);' +
@@ -67,8 +67,7 @@ const call = new vm.Script(
   '     result.then(function (v) { settle("ok", v); }, function (e) { settle("error", describe(e)); });' +
   '   } else settle("ok", result);' +
   ' } catch (e) { settle("error", describe(e)); }' +
-  '})();',
-  { filename: 'berth-call.js' },
+  '})();'
 );
 const collect = new vm.Script('globalThis.__berthState && globalThis.__berthState.done ? globalThis.__berthState.out : undefined', { filename: 'berth-collect.js' });
 
@@ -93,7 +92,8 @@ function run(message) {
   if (script === undefined) {
     if (typeof message.source !== 'string') return { error: { code: 'MISSING_SOURCE', message: 'source needed' } };
     try {
-      script = new vm.Script(message.source, { filename: message.filename || 'evaluator.js' });
+      // The criterion's module and the call in one script: one timed run per call instead of two.
+      script = new vm.Script(message.source + '\n;' + callSource, { filename: message.filename || 'evaluator.js' });
     } catch (error) {
       return { error: { code: 'COMPILE', message: isTimeout(error) || types.isProxy(error) ? 'compile error' : String(error && error.message).slice(0, 2000) } };
     }
@@ -105,9 +105,9 @@ function run(message) {
   const deadline = Date.now() + message.timeoutMs;
   const remaining = () => Math.max(1, deadline - Date.now());
   try {
-    prelude.runInContext(context, { timeout: remaining() });
+    // The prelude is the sandbox's own code and runs before any of the criterion's: no timer needed.
+    prelude.runInContext(context);
     script.runInContext(context, { timeout: remaining() });
-    call.runInContext(context, { timeout: remaining() });
     const out = collect.runInContext(context, { timeout: remaining() });
     if (typeof out !== 'string') return { error: { code: 'NO_RESULT', message: 'the function did not settle (timers and I/O are not available in the sandbox)' } };
     return { result: out };
