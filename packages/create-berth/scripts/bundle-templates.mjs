@@ -1,0 +1,21 @@
+/**
+ * `prepack` of create-berth (after its build): copies the repository's templates/* into this package's
+ * `templates/` (without node_modules and dist) and writes `templates/versions.json` with `^version` of every
+ * publishable workspace package, so the published scaffolder carries its templates and pins the packages
+ * released with it. `--clean` (postpack) removes the copy again.
+ */
+import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageDir, workspaceRanges } from '../dist/template-source.js';
+
+const repo = join(packageDir, '..', '..');
+const target = join(packageDir, 'templates');
+rmSync(target, { recursive: true, force: true });
+if (!process.argv.includes('--clean')) {
+  const source = join(repo, 'templates');
+  for (const name of readdirSync(source)) {
+    if (!existsSync(join(source, name, 'package.json'))) continue;
+    cpSync(join(source, name), join(target, name), { recursive: true, filter: (path) => !/[/\\](node_modules|dist)$/.test(path) });
+  }
+  writeFileSync(join(target, 'versions.json'), `${JSON.stringify(workspaceRanges(repo), null, 2)}\n`);
+}
