@@ -1,0 +1,40 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveGateway } from '@berth/plugin-transport-fastify';
+import { buildGateway } from '../../templates/gateway/src/build-gateway.js';
+import { readSettings } from '../../templates/gateway/src/gateway-config.js';
+
+/** A gateway assembled as `npm start` assembles it (key `dev-secret-key`), on a free port, and a scratch directory. */
+export interface ReadmeGateway {
+  readonly url: string;
+  readonly workdir: string;
+  close(): Promise<void>;
+}
+
+export async function startReadmeGateway(label: string): Promise<ReadmeGateway> {
+  const settings = readSettings({ BERTH_API_KEY: 'dev-secret-key', PORT: '0', LOG_LEVEL: 'error' });
+  const gateway = buildGateway(settings);
+  await gateway.start();
+  const server = await serveGateway(gateway, { host: settings.host, port: settings.port });
+  const workdir = await mkdtemp(join(tmpdir(), `berth-readme-${label}-`));
+  return {
+    url: server.url,
+    workdir,
+    close: async () => {
+      await server.close();
+      await gateway.stop();
+      await rm(workdir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The shell blocks of one README section (from its `## ` heading to the next), joined in order. */
+export async function readmeSectionShell(heading: string): Promise<string> {
+  const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const start = readme.indexOf(`## ${heading}\n`);
+  if (start < 0) throw new Error(`README has no section "${heading}"`);
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).join('\n');
+}
