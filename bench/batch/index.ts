@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { benchDatabaseUrl } from '../lib/bench-database.js';
 import { startChildServer, type ChildServer } from '../lib/child-server.js';
-import { printTable } from '../lib/load.js';
+import { cpuMicros, printTable } from '../lib/load.js';
 
 /**
  * bench/batch: what running rows as a batch job costs against sending them yourself, and whether the
@@ -71,6 +71,8 @@ function rssBytes(pid: number): number {
 
 interface JobRun {
   readonly rowsPerSecond: number;
+  /** CPU time (user + system) the gateway used per row from the create call to COMPLETED, µs. */
+  readonly cpuMicrosPerRow: number;
   readonly peakRss: number;
   readonly rssBefore: number;
 }
@@ -126,6 +128,8 @@ class GatewayClient {
       peakRss = Math.max(peakRss, rssBytes(pid));
     }, 25);
     const started = performance.now();
+    const cpuBefore = cpuMicros(pid) ?? Number.NaN;
+    let cpuPerRow = Number.NaN;
     let seconds = Number.NaN;
     try {
       const created = await this.call('POST', `/v1/accounts/bench/batchInferenceJobs?batchInferenceJobId=${id}`, {
@@ -142,13 +146,14 @@ class GatewayClient {
         if (job.state === 'JOB_STATE_FAILED' || job.state === 'JOB_STATE_CANCELLED') throw new Error(`job ${id} ended ${String(job.state)}: ${JSON.stringify(job.status)}`);
       }
       seconds = (performance.now() - started) / 1000;
+      cpuPerRow = ((cpuMicros(pid) ?? Number.NaN) - cpuBefore) / rows;
       const downloaded = await this.downloadLines(`${id}-out`);
       if (downloaded !== rows) throw new Error(`job ${id}: ${downloaded} output lines for ${rows} rows`);
     } finally {
       clearInterval(sampler);
     }
     peakRss = Math.max(peakRss, rssBytes(pid));
-    return { rowsPerSecond: rows / seconds, peakRss, rssBefore };
+    return { rowsPerSecond: rows / seconds, cpuMicrosPerRow: cpuPerRow, peakRss, rssBefore };
   }
 }
 
@@ -195,12 +200,12 @@ export async function runBatchBenchmark(): Promise<BatchBenchmarkResult> {
     console.log(`\nbatch benchmark: ${rowsN} rows at concurrency ${concurrency}, engine ${engineTtftMs} ms per answer, max_tokens ${maxTokens}; PostgreSQL storage; Node ${process.version}`);
     console.log(`load average at start: ${load}; at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
     printTable(
-      ['run', 'rows', 'rows/s', 'gateway RSS before job MB', 'gateway peak RSS MB'],
+      ['run', 'rows', 'rows/s', 'gateway CPU µs/row', 'gateway RSS before job MB', 'gateway peak RSS MB'],
       [
-        ['(a) client → engine, before', rowsN, Math.round(directBefore), '', ''],
-        ['(a) client → engine, after', rowsN, Math.round(directAfter), '', ''],
-        ['(b) batch job via gateway', rowsN, Math.round(small.rowsPerSecond), mb(small.rssBefore), mb(small.peakRss)],
-        ...(large ? [['(c) batch job via gateway', rowsN * 10, Math.round(large.rowsPerSecond), mb(large.rssBefore), mb(large.peakRss)]] : []),
+        ['(a) client → engine, before', rowsN, Math.round(directBefore), '', '', ''],
+        ['(a) client → engine, after', rowsN, Math.round(directAfter), '', '', ''],
+        ['(b) batch job via gateway', rowsN, Math.round(small.rowsPerSecond), Math.round(small.cpuMicrosPerRow), mb(small.rssBefore), mb(small.peakRss)],
+        ...(large ? [['(c) batch job via gateway', rowsN * 10, Math.round(large.rowsPerSecond), Math.round(large.cpuMicrosPerRow), mb(large.rssBefore), mb(large.peakRss)]] : []),
       ],
     );
     const ratio = small.rowsPerSecond / directRowsPerSecond;

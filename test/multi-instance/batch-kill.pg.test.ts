@@ -214,7 +214,7 @@ describe.skipIf(databaseUrl === undefined)('batch jobs on three gateway processe
       }
     })();
 
-    const until = Date.now() + 170_000;
+    const until = Date.now() + 240_000;
     let job: Json = {};
     let processed = 0;
     let cancelSent = false;
@@ -296,5 +296,5 @@ describe.skipIf(databaseUrl === undefined)('batch jobs on three gateway processe
     expect(await leftovers(), context()).toBe(0);
     // Chunk files of the finished jobs are removed once their output is written.
     expect(Number((await pool.query(`SELECT count(*) AS n FROM "${schema}".berth_blobs WHERE key LIKE 'batch-jobs/%'`)).rows[0]?.n)).toBe(0);
-  }, 270_000);
+  }, 330_000);
 });

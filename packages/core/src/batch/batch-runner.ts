@@ -324,9 +324,23 @@ export class BatchInferenceRunner {
       // Skip the committed rows without parsing them.
       for (let skipped = 0; skipped < run.rows; skipped += 1) if ((await rows.next()).done) break;
       // Each row re-reads the job's state before it is sent: none starts once a cancel or delete is stored.
-      const stillRunning = async (): Promise<boolean> => {
-        if (!stop.signal.aborted && (await readJob(ctx, ctx.storage.resources, name))?.state !== 'JOB_STATE_RUNNING') stop.abort();
-        return !stop.signal.aborted;
+      // Rows ready while a read is in flight share it (one read per round trip, not per row): the window in
+      // which a row can pass a cancel being stored stays one read long, as with a read of its own.
+      let reading: Promise<boolean> | undefined;
+      const stillRunning = (): Promise<boolean> => {
+        if (stop.signal.aborted) return Promise.resolve(false);
+        reading ??= readJob(ctx, ctx.storage.resources, name).then(
+          (current) => {
+            reading = undefined;
+            if (current?.state !== 'JOB_STATE_RUNNING') stop.abort();
+            return !stop.signal.aborted;
+          },
+          (error: unknown) => {
+            reading = undefined;
+            throw error;
+          },
+        );
+        return reading;
       };
       let state: BatchInferenceJobState | undefined = 'JOB_STATE_RUNNING';
       const pipeline = runPipeline<RowOutcome>({
