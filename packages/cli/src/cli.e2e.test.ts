@@ -240,6 +240,26 @@ describe('berth: model files', () => {
   });
 });
 
+describe('berth: evaluators', () => {
+  it('create from a YAML file --wait until ACTIVE, list, get, update, delete; a broken one fails the wait', async () => {
+    const file = join(g.dir, 'evaluator.yaml');
+    writeFileSync(file, 'displayName: Exact\ncriteria:\n  - name: exact\n    type: EXACT_MATCH\n    exactMatch: {}\n');
+    const r = ok(await g.berth(['evaluators', 'create', 'exact', '-f', file, '--wait', '--interval', '20']));
+    expect(r.stdout.split('\n')[0]).toMatch(/^evaluators exact (BUILDING|ACTIVE)$/);
+    expect(detail({ ...r, stdout: r.stdout.slice(r.stdout.indexOf('FIELD')) })).toMatchObject({ name: `accounts/${account}/evaluators/exact`, state: 'ACTIVE', displayName: 'Exact' });
+    expect(parseTable(ok(await g.berth(['evaluators', 'list'])).stdout)).toEqual([expect.objectContaining({ ID: 'exact', 'DISPLAY NAME': 'Exact', STATE: 'ACTIVE' })]);
+    expect(json(await g.berth(['evaluators', 'update', 'exact', '--description', 'answers equal', '-o', 'json']))).toMatchObject({ description: 'answers equal', state: 'ACTIVE' });
+    expect(json(await g.berth(['evaluators', 'get', 'exact', '-o', 'json']))).toMatchObject({ criteria: [{ name: 'exact', type: 'EXACT_MATCH' }] });
+    expect(ok(await g.berth(['evaluators', 'delete', 'exact'])).stdout).toBe('deleted evaluator exact\n');
+
+    const broken = JSON.stringify([{ codeSnippets: { language: 'javascript', fileContents: { 'main.js': 'export function evaluate( {' } } }]);
+    const failed = await g.berth(['evaluators', 'create', 'broken', '--criteria', broken, '--wait', '--interval', '20']);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout.trimEnd().split('\n').at(-1)).toBe('evaluators broken BUILD_FAILED');
+    expect(failed.stderr).toMatch(/^error: evaluators broken ended BUILD_FAILED: .+\n$/);
+  });
+});
+
 const batchRow = (i: number) => JSON.stringify({ custom_id: `row-${i}`, body: { messages: [{ role: 'user', content: `question ${i}` }], max_tokens: 4 } });
 
 describe('berth: datasets and jobs with progress', () => {

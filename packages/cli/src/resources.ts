@@ -203,4 +203,21 @@ export const resources: readonly ResourceSpec[] = [
       { command: 'resume', verb: 'resume', method: 'POST', description: 'resume a failed or paused job', done: 'resumed' },
     ],
   },
+  {
+    command: 'evaluators',
+    singular: 'evaluator',
+    collection: 'evaluators',
+    listKey: 'evaluators',
+    operations: ['create', 'get', 'list', 'update', 'delete'],
+    create: { id: 'body', idParam: 'evaluatorId', bodyKey: 'evaluator', idRequired: true },
+    fields: [
+      displayName,
+      description,
+      { flag: 'criteria', path: 'criteria', type: 'json', description: 'JSON array of criteria (or give them in --file)', placeholder: '<json>' },
+      { flag: 'requirements', path: 'requirements', type: 'string', description: 'requirements of Python criteria' },
+      { flag: 'multi-metrics', path: 'multiMetrics', type: 'bool', description: 'criteria report several metrics' },
+    ],
+    columns: [id, { header: 'DISPLAY NAME', path: 'displayName' }, state, created],
+    watch: 'build',
+  },
 ];
