@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { account, startHarness, type Harness } from './harness.js';
 
@@ -59,6 +60,9 @@ describe('dataset upload flow over HTTP', () => {
     const file = await fetch(download.body.filenameToSignedUrls['weights.bin']!);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/octet-stream');
+    // Streamed from the blob store with its length and the SHA-256 recorded at upload.
+    expect(file.headers.get('content-length')).toBe('4096');
+    expect(file.headers.get('x-berth-sha256')).toBe(createHash('sha256').update(bytes).digest('hex'));
     expect(new Uint8Array(await file.arrayBuffer())).toEqual(bytes);
     const noSignature = await fetch(download.body.filenameToSignedUrls['weights.bin']!.replace(/&signature=[^&]+/, ''));
     expect(noSignature.status).toBe(400);

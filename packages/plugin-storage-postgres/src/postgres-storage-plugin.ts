@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { definePlugin, storageToken, type GatewayPlugin } from '@berth/core';
+import { definePlugin, storageToken, type BlobStore, type GatewayPlugin } from '@berth/core';
 import { migrate } from './migrations.js';
 import { PostgresStorage } from './postgres-storage.js';
 import type { SqlPool } from './sql-client.js';
@@ -20,6 +20,8 @@ export interface PostgresStorageOptions {
   readonly maxConnections?: number;
   /** Attempts of a transaction that hits a serialization failure or deadlock. Default 3. */
   readonly transactionAttempts?: number;
+  /** Where blobs go instead of this database (e.g. an S3 store); default the database's chunk tables. */
+  readonly blobs?: BlobStore;
 }
 
 /**
@@ -35,7 +37,11 @@ export function postgresStorage(options: PostgresStorageOptions): GatewayPlugin 
     throw new Error('postgresStorage: pass exactly one of connectionString and pool');
   }
   const schema = options.schema ?? 'public';
-  const storage = new PostgresStorage({ schema, ...(options.transactionAttempts === undefined ? {} : { transactionAttempts: options.transactionAttempts }) });
+  const storage = new PostgresStorage({
+    schema,
+    ...(options.transactionAttempts === undefined ? {} : { transactionAttempts: options.transactionAttempts }),
+    ...(options.blobs === undefined ? {} : { blobs: options.blobs }),
+  });
   let owned: pg.Pool | undefined;
   return definePlugin({
     id: 'storage-postgres',

@@ -14,6 +14,8 @@ export interface PostgresStorageConfig {
   readonly schema: string;
   /** Attempts of a transaction that hits a serialization failure or deadlock (default 3). */
   readonly transactionAttempts?: number;
+  /** Where blobs go instead of this database's chunk tables (e.g. an S3 store). */
+  readonly blobs?: BlobStore;
 }
 
 /**
@@ -37,7 +39,7 @@ export class PostgresStorage implements Storage {
     this.transactionAttempts = Math.max(1, config.transactionAttempts ?? DEFAULT_TRANSACTION_ATTEMPTS);
     const db: ExecutorSource = () => this.requirePool();
     this.resources = new PgResourceStore(this.tables, db);
-    this.blobs = new PgBlobStore(this.tables, () => this.requirePool());
+    this.blobs = config.blobs ?? new PgBlobStore(this.tables, () => this.requirePool());
     this.queue = new PgJobQueue(this.tables, db);
     this.outbox = new PgOutbox(this.tables, db);
     this.kv = new PgKeyValueStore(this.tables, db);

@@ -11,6 +11,8 @@ import { MemoryTransactions } from './transactions.js';
 export interface MemoryStorageOptions {
   /** Clock in epoch milliseconds, for leases, expiries and timestamps. Default `Date.now`. */
   readonly now?: () => number;
+  /** Where blobs go instead of this process's memory (e.g. a `FilesystemBlobStore`, an S3 store). */
+  readonly blobs?: BlobStore;
 }
 
 /**
@@ -38,7 +40,7 @@ export class MemoryStorage implements Storage {
     this.state = new MemoryState(options.now ?? Date.now);
     const root = this.transactions.root;
     this.resources = new MemoryResourceStore(this.state, root);
-    this.blobs = new MemoryBlobStore(this.state);
+    this.blobs = options.blobs ?? new MemoryBlobStore(this.state);
     this.queue = new MemoryJobQueue(this.state, root);
     this.outbox = new MemoryOutbox(this.state, root);
     this.kv = new MemoryKeyValueStore(this.state);

@@ -66,7 +66,8 @@ function signedFileRoutes(files: DatasetFileService): RouteSpec[] {
       query: signedQuery, response: emptySchema, signedUrl,
       handle: async (r) => {
         const file = await files.getFile(r.ctx, signedRequest(r, 'GET'));
-        return new StreamAnswer(file.body, file.contentType, file.size);
+        // Streamed from the blob store to the response; the digest lets a client check what it got.
+        return new StreamAnswer(file.body, file.contentType, file.length, { 'x-berth-sha256': file.sha256 });
       },
     },
   ];

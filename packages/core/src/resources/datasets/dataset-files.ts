@@ -5,6 +5,7 @@ import type { ResourceEnvironment } from '../common/resource-environment.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { SignedFileUrls, type SignedFileRequest, type SignedMethod } from '../common/signed-file-urls.js';
 import type { MultipartFileBody } from '../../api/route-spec.js';
+import type { BlobReadStream } from '../../ports/index.js';
 import { JsonlRowChecker, malformedRowSampleLimit, type JsonlRowCount } from './dataset-rows.js';
 import type { Dataset } from './dataset-schema.js';
 import type { DatasetService } from './dataset-service.js';
@@ -119,13 +120,13 @@ export class DatasetFileService {
     await this.env.storage.blobs.put(ctx, this.blobKey(request.resource, request.filename), bytes, contentType);
   }
 
-  /** Serves a file (signed GET), streamed from the store: its bytes as they are read, with its size and type. */
-  async getFile(ctx: RequestContext, request: SignedFileRequest): Promise<{ body: AsyncIterable<Uint8Array>; size: number; contentType: string }> {
+  /** Serves a file (signed GET) as a stream from the blob store, with its size and checksum. */
+  async getFile(ctx: RequestContext, request: SignedFileRequest): Promise<BlobReadStream> {
     if (request.method !== 'GET') throw permissionDenied('this URL is not a download URL');
     this.verify(request);
-    const read = await this.env.storage.blobs.getStream(ctx, this.blobKey(request.resource, request.filename));
-    if (!read) throw notFound(`${request.resource}/files/${request.filename}`);
-    return { body: read.body, size: read.length, contentType: read.contentType };
+    const blob = await this.env.storage.blobs.getStream(ctx, this.blobKey(request.resource, request.filename));
+    if (!blob) throw notFound(`${request.resource}/files/${request.filename}`);
+    return blob;
   }
 
   /**
@@ -143,11 +144,17 @@ export class DatasetFileService {
     if (files.length === 0) throw failedPrecondition(`dataset ${dataset} has no announced files: call :getUploadEndpoint first`);
     const counts: JsonlRowCount[] = [];
     for (const [filename, size] of files) {
-      const blob = await this.env.storage.blobs.get(ctx, this.blobKey(dataset, filename));
-      if (!blob || blob.size !== size) throw failedPrecondition(`file ${filename} of dataset ${dataset} has not been uploaded`);
       const checker = rowCheckerOf(filename, data);
-      if (!checker) continue;
-      checker.push(blob.bytes);
+      const key = this.blobKey(dataset, filename);
+      const missing = () => failedPrecondition(`file ${filename} of dataset ${dataset} has not been uploaded`);
+      if (!checker) {
+        if ((await this.env.storage.blobs.head(ctx, key))?.size !== size) throw missing();
+        continue;
+      }
+      const blob = await this.env.storage.blobs.getStream(ctx, key);
+      if (!blob || blob.size !== size) throw missing();
+      // Rows are checked as the file streams past, one line in memory at a time.
+      for await (const chunk of blob.body) checker.push(chunk);
       counts.push(checker.end());
     }
     await this.finishUpload(ctx, dataset, counts);
