@@ -1,10 +1,10 @@
 /**
  * `prepack` of create-berth (after its build): copies the repository's templates/* into this package's
- * `templates/` (without node_modules and dist) and writes `templates/versions.json` with `^version` of every
- * publishable workspace package, so the published scaffolder carries its templates and pins the packages
+ * `templates/` (without node_modules and dist; each package.json as package.template.json) and writes
+ * `templates/versions.json` with `^version` of every publishable workspace package, so the published scaffolder carries its templates and pins the packages
  * released with it. `--clean` (postpack) removes the copy again.
  */
-import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageDir, workspaceRanges } from '../dist/template-source.js';
 
@@ -16,6 +16,8 @@ if (!process.argv.includes('--clean')) {
   for (const name of readdirSync(source)) {
     if (!existsSync(join(source, name, 'package.json'))) continue;
     cpSync(join(source, name), join(target, name), { recursive: true, filter: (path) => !/[/\\](node_modules|dist)$/.test(path) });
+    // Not package.json: a nested manifest would be a package of its own (and its "exports" a publint error).
+    renameSync(join(target, name, 'package.json'), join(target, name, 'package.template.json'));
   }
   writeFileSync(join(target, 'versions.json'), `${JSON.stringify(workspaceRanges(repo), null, 2)}\n`);
 }

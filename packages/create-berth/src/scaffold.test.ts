@@ -88,6 +88,18 @@ describe('scaffold', () => {
   });
 });
 
+describe('scaffold from the packed layout', () => {
+  it('reads package.template.json and the ranges of versions.json', () => {
+    const dir = join(scratch, 'templates');
+    mkdirSync(join(dir, 'gateway', 'src'), { recursive: true });
+    writeFileSync(join(dir, 'gateway', 'package.template.json'), JSON.stringify({ name: '@berth/template-gateway', dependencies: { '@berth/core': '*' } }));
+    writeFileSync(join(dir, 'gateway', 'src', 'main.ts'), 'export {};\n');
+    const result = scaffold({ directory: join(scratch, 'out'), template: 'gateway', source: { dir, ranges: { '@berth/core': '^9.8.7' } } });
+    expect(result.files).toEqual(['.gitignore', 'README.md', 'package.json', 'src/main.ts']);
+    expect(readJson(join(result.directory, 'package.json')).dependencies).toEqual({ '@berth/core': '^9.8.7' });
+  });
+});
+
 describe('projectManifest', () => {
   const ranges = { '@berth/core': '^1.2.3', fastify: '^5.4.0' };
   it('replaces workspace references by published ranges and keeps third-party ranges', () => {

@@ -35,7 +35,10 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   const source = options.source ?? defaultTemplateSource();
   const info = templates[options.template];
   const from = join(source.dir, info.folder);
-  if (!existsSync(join(from, 'package.json'))) throw new ScaffoldError(`template folder ${from} not found`);
+  // In the packed package a template's manifest is package.template.json (a nested package.json with
+  // "exports" is flagged by publint, and would make the folder a package of its own).
+  const manifestFile = [join(from, 'package.template.json'), join(from, 'package.json')].find((file) => existsSync(file));
+  if (manifestFile === undefined) throw new ScaffoldError(`template folder ${from} not found`);
   if (existsSync(directory)) {
     if (!statSync(directory).isDirectory()) throw new ScaffoldError(`${directory} exists and is not a directory`);
     if (readdirSync(directory).length > 0 && !options.force) {
@@ -47,9 +50,9 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
 
   cpSync(from, directory, {
     recursive: true,
-    filter: (path) => !/[/\\](node_modules|dist|README\.md|package\.json)$/.test(path) || path === from,
+    filter: (path) => !/[/\\](node_modules|dist|README\.md|package(\.template)?\.json)$/.test(path) || path === from,
   });
-  const template = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8')) as Manifest;
+  const template = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
   const manifest = projectManifest(template, { name, template: options.template, ranges: source.ranges });
   writeFileSync(join(directory, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const notesFile = join(from, 'README.md');
