@@ -11,6 +11,9 @@
  *    --version`), runs the template's tests and starts it (`npm start`:
  *    its type check and build against the published declarations, then `node dist/main.js`) until
  *    `/healthz` answers. This catches a file left out of `files` or a workspace-only import.
+ * 4. Does the same with templates/runtime-plugin (a third-party runtime: its tests run core's runtime
+ *    contract suite from the published `@berth/core/testing`), then packs it as its author would publish
+ *    it (its `prepack` builds it) and runs publint and arethetypeswrong on that tarball.
  *
  * `--node24` imports every export under Node 24 too (`npx -p node@24`); `--keep` leaves the scratch
  * directory for inspection.
@@ -43,33 +46,17 @@ try {
   }
 
   step('manifests, publint, arethetypeswrong');
-  const attw = join(root, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js');
   for (const workspace of packages) {
     for (const problem of manifestProblems(workspace)) problems.push(`${workspace.name}: ${problem}`);
     const pkg = workspace.manifest;
-    const bytes = readFileSync(workspace.tarball);
-    const tarball = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-    const { messages } = await publint({ pack: { tarball }, strict: true });
-    for (const message of messages) problems.push(`${workspace.name}: publint ${message.type}: ${formatMessage(message, pkg)}`);
-    const types = spawnSync(process.execPath, [attw, workspace.tarball, '--profile', 'esm-only', '--format', 'ascii'], { encoding: 'utf8' });
-    if (types.status !== 0) problems.push(`${workspace.name}: arethetypeswrong:\n${types.stdout}${types.stderr}`);
-    console.log(`  ${workspace.name}: ${messages.length} publint message(s), arethetypeswrong ${types.status === 0 ? 'ok' : 'FAILED'}`);
+    await checkTarball(workspace.name, workspace.tarball, pkg);
   }
   if (problems.length > 0) fail();
 
   step('scaffold templates/gateway against the tarballs');
-  const app = join(scratch, 'gateway');
-  cpSync(join(root, 'templates', 'gateway'), app, { recursive: true, filter: (path) => !/[/\\](node_modules|dist)$/.test(path) });
-  const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
   const local = Object.fromEntries(packages.map((workspace) => [workspace.name, `file:${workspace.tarball}`]));
-  for (const name of Object.keys(manifest.dependencies)) {
-    if (name.startsWith('@berth/') && !local[name]) throw new Error(`templates/gateway depends on ${name}, which is not a publishable workspace package`);
-  }
-  // Every package from its tarball (those the template does not use too, so each is installed and imported),
-  // also where one package depends on another (e.g. @berth/runtime-kit under the runtimes).
-  manifest.dependencies = { ...manifest.dependencies, ...local };
-  manifest.overrides = local;
-  writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  // Every package from its tarball (those the template does not use too, so each is installed and imported).
+  const app = scaffold('gateway', local, (manifest) => ({ ...manifest.dependencies, ...local }));
   const env = scratchEnv();
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: app, env });
 
@@ -99,10 +86,56 @@ try {
 
   step('npm start answers /healthz');
   await startAndProbe(app, env);
-  console.log('\ncheck:packages: every package packs, passes publint and arethetypeswrong, installs outside the workspace and serves');
+
+  step('scaffold templates/runtime-plugin against the tarballs: its tests (the runtime contract suite), then pack it');
+  const plugin = scaffold('runtime-plugin', local, (manifest) => manifest.dependencies);
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: plugin, env });
+  run('npm', ['test'], { cwd: plugin, env });
+  // Packed as its author would publish it: with the template's own dependency ranges, not the tarballs.
+  const published = JSON.parse(readFileSync(join(plugin, 'package.json'), 'utf8'));
+  published.dependencies = JSON.parse(readFileSync(join(root, 'templates', 'runtime-plugin', 'package.json'), 'utf8')).dependencies;
+  delete published.overrides;
+  writeFileSync(join(plugin, 'package.json'), `${JSON.stringify(published, null, 2)}\n`);
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: plugin, env, capture: true }));
+  await checkTarball('the runtime-plugin template', join(scratch, packed.at(-1).filename));
+  if (problems.length > 0) fail();
+  console.log('\ncheck:packages: every package packs, passes publint and arethetypeswrong, installs outside the workspace and serves; the runtime-plugin template passes its tests and packs');
 } finally {
   if (keep) console.log(`scratch directory kept: ${scratch}`);
   else rmSync(scratch, { recursive: true, force: true });
+}
+
+/** publint (strict) and arethetypeswrong (ES modules only) on a tarball; findings go to `problems`. */
+async function checkTarball(name, file, pkg) {
+  const bytes = readFileSync(file);
+  const tarball = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const { messages, pkg: packed } = await publint({ pack: { tarball }, strict: true });
+  for (const message of messages) problems.push(`${name}: publint ${message.type}: ${formatMessage(message, pkg ?? packed)}`);
+  const attw = join(root, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js');
+  const types = spawnSync(process.execPath, [attw, file, '--profile', 'esm-only', '--format', 'ascii'], { encoding: 'utf8' });
+  if (types.status !== 0) problems.push(`${name}: arethetypeswrong:\n${types.stdout}${types.stderr}`);
+  console.log(`  ${name}: ${messages.length} publint message(s), arethetypeswrong ${types.status === 0 ? 'ok' : 'FAILED'}`);
+}
+
+/**
+ * Copies templates/<name> into the scratch directory with its `@berth/*` dependencies (those `dependencies`
+ * returns, and dev dependencies) pointed at the tarballs, and overrides so that packages depending on each
+ * other (e.g. @berth/runtime-kit under the runtimes) get the tarballs too. Returns the copy's directory.
+ */
+function scaffold(name, local, dependencies) {
+  const dir = join(scratch, name);
+  cpSync(join(root, 'templates', name), dir, { recursive: true, filter: (path) => !/[/\\](node_modules|dist)$/.test(path) });
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const pointed = (deps = {}) => Object.fromEntries(Object.entries(deps).map(([dep, spec]) => {
+    if (!dep.startsWith('@berth/')) return [dep, spec];
+    if (!local[dep]) throw new Error(`templates/${name} depends on ${dep}, which is not a publishable workspace package`);
+    return [dep, local[dep]];
+  }));
+  manifest.dependencies = pointed(dependencies(manifest));
+  manifest.devDependencies = pointed(manifest.devDependencies);
+  manifest.overrides = local;
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  return dir;
 }
 
 /** What a published package's manifest must have. */
