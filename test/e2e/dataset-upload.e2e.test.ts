@@ -47,6 +47,24 @@ describe('dataset upload flow over HTTP', () => {
     expect(await file.text()).toBe(jsonl);
   });
 
+  it('streams a signed upload without Content-Length: too long or too short is 400 and keeps the file stored before', async () => {
+    await createDataset('chunked-up');
+    const bytes = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 13) % 256);
+    const url = await uploadUrl('chunked-up', 'weights.bin', bytes.byteLength);
+    // A ReadableStream body goes out chunked: the gateway learns the size only as the bytes arrive.
+    const chunked = (data: Uint8Array) => fetch(url, {
+      method: 'PUT', duplex: 'half', headers: { 'content-type': 'application/octet-stream' },
+      body: new ReadableStream({ start(controller) { for (let at = 0; at < data.byteLength; at += 65_536) controller.enqueue(data.slice(at, at + 65_536)); controller.close(); } }),
+    } as RequestInit);
+    expect((await chunked(bytes)).status).toBe(200);
+    const longer = new Uint8Array(bytes.byteLength + 1).fill(7);
+    expect((await chunked(longer)).status).toBe(400);
+    expect((await chunked(new Uint8Array(10).fill(7))).status).toBe(400);
+    expect((await h.call('POST', `${v1}/datasets/chunked-up:validateUpload`, { body: {} })).status).toBe(200);
+    const download = await h.call<{ filenameToSignedUrls: Record<string, string> }>('POST', `${v1}/datasets/chunked-up:getDownloadEndpoint`, { body: {} });
+    expect(new Uint8Array(await (await fetch(download.body.filenameToSignedUrls['weights.bin']!)).arrayBuffer())).toEqual(bytes);
+  });
+
   it('keeps binary files byte for byte, with their media type, through upload and download', async () => {
     await createDataset('bytes-up');
     const bytes = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7 + 3) % 256);

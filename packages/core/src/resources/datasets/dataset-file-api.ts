@@ -1,6 +1,6 @@
 import { customMethod, customMethodRoutes } from '../../api/custom-method.js';
 import { emptySchema } from '../../api/resource-routes.js';
-import { StreamAnswer, isMultipartFileBody, type RouteRequest, type RouteSpec } from '../../api/route-spec.js';
+import { StreamAnswer, isMultipartFileBody, isStreamedRequestBody, type RouteRequest, type RouteSpec } from '../../api/route-spec.js';
 import { invalidArgument } from '../../errors/index.js';
 import type { JsonSchema } from '../../validation/schema-validator.js';
 import { datasetDefinition } from './dataset-definition.js';
@@ -50,13 +50,13 @@ function signedRequest(r: RouteRequest, method: SignedMethod): SignedFileRequest
 function signedFileRoutes(files: DatasetFileService): RouteSpec[] {
   const path = '/v1/accounts/{account_id}/datasets/{dataset_id}/files/{filename}';
   // The largest file the service accepts; it checks the announced size itself as well.
-  const signedUrl = { maxBodyBytes: files.maxFileBytes };
+  const signedUrl = { maxBodyBytes: files.maxFileBytes, streamed: true };
   return [
     {
       method: 'PUT', path, tag: 'Datasets', operationId: 'uploadDatasetFile', summary: 'Upload a file to its signed URL',
       query: signedQuery, response: emptySchema, signedUrl,
       handle: async (r) => {
-        if (!(r.body instanceof Uint8Array)) throw invalidArgument('the upload has no body');
+        if (!isStreamedRequestBody(r.body)) throw invalidArgument('the upload has no body');
         await files.putFile(r.ctx, signedRequest(r, 'PUT'), r.body, r.contentType ?? 'application/octet-stream');
         return {};
       },

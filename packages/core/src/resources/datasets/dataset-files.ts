@@ -4,7 +4,8 @@ import { assertEmptyBody, compileValidator } from '../../validation/schema-valid
 import type { ResourceEnvironment } from '../common/resource-environment.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { SignedFileUrls, type SignedFileRequest, type SignedMethod } from '../common/signed-file-urls.js';
-import type { MultipartFileBody } from '../../api/route-spec.js';
+import type { MultipartFileBody, StreamedRequestBody } from '../../api/route-spec.js';
+import { sliceCopies } from '../../blobs/index.js';
 import type { BlobReadStream } from '../../ports/index.js';
 import { JsonlRowChecker, malformedRowSampleLimit, type JsonlRowCount } from './dataset-rows.js';
 import type { Dataset } from './dataset-schema.js';
@@ -108,16 +109,32 @@ export class DatasetFileService {
     return { filenameToSignedUrls: Object.fromEntries(names.map((n) => [n, this.signedUrl(dataset, n, 'PUT')])) };
   }
 
-  /** Stores an uploaded file (signed PUT). Its size must be the announced one. */
-  async putFile(ctx: RequestContext, request: SignedFileRequest, bytes: Uint8Array, contentType: string): Promise<void> {
+  /**
+   * Stores an uploaded file (signed PUT), streamed to the blob store: the bytes must be exactly the
+   * announced size (a declared `Content-Length` is checked before a byte is read, the stream is cut at the
+   * first byte past it, a short body is refused at its end). A refused or broken upload leaves the file as
+   * it was before (the port never keeps a partial write).
+   */
+  async putFile(ctx: RequestContext, request: SignedFileRequest, body: StreamedRequestBody | Uint8Array, contentType: string): Promise<void> {
     if (request.method !== 'PUT') throw permissionDenied('this URL is not an upload URL');
     this.verify(request);
     const plan = (await this.env.storage.kv.get(ctx, this.planKey(request.resource))) as UploadPlan | undefined;
     const size = plan?.files[request.filename];
     if (size === undefined) throw notFound(`${request.resource}/files/${request.filename}`);
-    if (bytes.byteLength !== size) throw invalidArgument(`file ${request.filename} has ${bytes.byteLength} bytes; ${size} were announced`);
+    const upload: StreamedRequestBody = body instanceof Uint8Array ? { declaredLength: body.byteLength, chunks: sliceCopies(body) } : body;
+    const wrongSize = (got: number) => invalidArgument(`file ${request.filename} has ${got} bytes; ${size} were announced`);
+    if (upload.declaredLength !== undefined && upload.declaredLength !== size) throw wrongSize(upload.declaredLength);
     await this.requireState(ctx, request.resource, 'UPLOADING');
-    await this.env.storage.blobs.put(ctx, this.blobKey(request.resource, request.filename), bytes, contentType);
+    const exact = async function* (chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+      let received = 0;
+      for await (const chunk of chunks) {
+        received += chunk.byteLength;
+        if (received > size) throw wrongSize(received);
+        yield chunk;
+      }
+      if (received !== size) throw wrongSize(received);
+    };
+    await this.env.storage.blobs.putStream(ctx, this.blobKey(request.resource, request.filename), exact(upload.chunks), contentType);
   }
 
   /** Serves a file (signed GET) as a stream from the blob store, with its size and checksum. */
