@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveGateway } from '@berth/plugin-transport-fastify';
 import { buildGateway } from '../../templates/gateway/src/build-gateway.js';
+import { selectStorage } from '../../templates/gateway/src/select-storage.js';
 import { readSettings } from '../../templates/gateway/src/gateway-config.js';
 
 /** A gateway assembled as `npm start` assembles it (key `dev-secret-key`), on a free port, and a scratch directory. */
@@ -15,10 +16,11 @@ export interface ReadmeGateway {
 
 export async function startReadmeGateway(label: string): Promise<ReadmeGateway> {
   const settings = readSettings({ BERTH_API_KEY: 'dev-secret-key', PORT: '0', LOG_LEVEL: 'error' });
-  const gateway = buildGateway(settings);
+  const workdir = await mkdtemp(join(tmpdir(), `berth-readme-${label}-`));
+  // Files on disk go under the scratch directory, not ./.berth-data: every run starts from an empty store.
+  const gateway = buildGateway(settings, selectStorage(settings, { ...process.env, BERTH_DATA_DIR: join(workdir, '.berth-data') }));
   await gateway.start();
   const server = await serveGateway(gateway, { host: settings.host, port: settings.port });
-  const workdir = await mkdtemp(join(tmpdir(), `berth-readme-${label}-`));
   return {
     url: server.url,
     workdir,
