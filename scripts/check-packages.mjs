@@ -5,21 +5,25 @@
  * 2. Checks each manifest (exports map with types, `files`, README, `@berth/core` as a peer dependency of
  *    every package built on it) and each tarball with publint (strict) and @arethetypeswrong/cli
  *    (profile esm-only: the packages are ES modules only).
- * 3. Copies templates/gateway into a scratch directory outside the workspace (mktemp), points its
+ * 3. Scaffolds the gateway into a scratch directory outside the workspace (mktemp), points its
  *    `@berth/*` dependencies at the tarballs (third-party packages come from the npm registry), installs
  *    it, imports every export of every package, runs every package's command (`bin`, e.g. `berth
  *    --version`), runs the template's tests and starts it (`npm start`:
  *    its type check and build against the published declarations, then `node dist/main.js`) until
  *    `/healthz` answers. This catches a file left out of `files` or a workspace-only import.
+ *    Every project here is written by the packed `create-berth` (`--template <name> --yes`), and checked
+ *    to depend on published ranges only before its `@berth/*` dependencies are pointed at the tarballs.
  * 4. Does the same with templates/runtime-plugin (a third-party runtime: its tests run core's runtime
  *    contract suite from the published `@berth/core/testing`), then packs it as its author would publish
  *    it (its `prepack` builds it) and runs publint and arethetypeswrong on that tarball.
+ * 5. Scaffolds embed-fastify (Berth under /berth in a Fastify app) and gateway-postgres the same way and
+ *    runs their tests; the embed-fastify app is started until `/healthz` answers.
  *
  * `--node24` imports every export under Node 24 too (`npx -p node@24`); `--keep` leaves the scratch
  * directory for inspection.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,6 +103,14 @@ try {
   const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: plugin, env, capture: true }));
   await checkTarball('the runtime-plugin template', join(scratch, packed.at(-1).filename));
   if (problems.length > 0) fail();
+
+  for (const template of ['embed-fastify', 'gateway-postgres']) {
+    step(`scaffold ${template} against the tarballs: its tests${template === 'embed-fastify' ? ', then npm start answers /healthz' : ''}`);
+    const project = scaffold(template, local, (manifest) => manifest.dependencies);
+    run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: project, env });
+    run('npm', ['test'], { cwd: project, env });
+    if (template === 'embed-fastify') await startAndProbe(project, env);
+  }
   console.log('\ncheck:packages: every package packs, passes publint and arethetypeswrong, installs outside the workspace and serves; the runtime-plugin template passes its tests and packs');
 } finally {
   if (keep) console.log(`scratch directory kept: ${scratch}`);
@@ -118,14 +130,23 @@ async function checkTarball(name, file, pkg) {
 }
 
 /**
- * Copies templates/<name> into the scratch directory with its `@berth/*` dependencies (those `dependencies`
- * returns, and dev dependencies) pointed at the tarballs, and overrides so that packages depending on each
- * other (e.g. @berth/runtime-kit under the runtimes) get the tarballs too. Returns the copy's directory.
+ * Scaffolds the project of template <name> into the scratch directory with the packed create-berth
+ * (`npx --package <tarball> create-berth <dir> --template <name> --yes`), checks that it depends on published
+ * ranges only, then points its `@berth/*` dependencies (those `dependencies` returns, and dev dependencies) at
+ * the tarballs, and overrides so that packages depending on each other (e.g. @berth/runtime-kit under the
+ * runtimes) get the tarballs too. Returns the project's directory.
  */
 function scaffold(name, local, dependencies) {
   const dir = join(scratch, name);
-  cpSync(join(root, 'templates', name), dir, { recursive: true, filter: (path) => !/[/\\](node_modules|dist)$/.test(path) });
+  const creator = packages.find((workspace) => workspace.name === 'create-berth');
+  run('npx', ['-y', '--package', creator.tarball, 'create-berth', dir, '--template', name, '--yes'], { cwd: scratch, env: scratchEnv() });
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  for (const field of ['dependencies', 'devDependencies', 'peerDependencies']) {
+    for (const [dep, spec] of Object.entries(manifest[field] ?? {})) {
+      if (/^(\*|workspace:|file:|link:)/.test(spec)) problems.push(`create-berth --template ${name}: ${field}.${dep} is "${spec}", not a published range`);
+    }
+  }
+  if (problems.length > 0) fail();
   const pointed = (deps = {}) => Object.fromEntries(Object.entries(deps).map(([dep, spec]) => {
     if (!dep.startsWith('@berth/')) return [dep, spec];
     if (!local[dep]) throw new Error(`templates/${name} depends on ${dep}, which is not a publishable workspace package`);

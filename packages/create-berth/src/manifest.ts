@@ -34,7 +34,7 @@ export function projectManifest(template: Manifest, options: { name: string; tem
   if (options.template === 'runtime-plugin') {
     delete manifest.private;
     manifest.scripts = { test: 'vitest run', ...manifest.scripts };
-    manifest.devDependencies = sorted({ ...manifest.devDependencies, typescript: '~5.9.3', vitest: '^4.0.0', '@types/node': '^20.19.0' });
+    manifest.devDependencies = sorted({ typescript: '~5.9.3', vitest: '^4.0.0', '@types/node': '^20.19.0', ...manifest.devDependencies });
   } else {
     manifest.private = true;
   }
