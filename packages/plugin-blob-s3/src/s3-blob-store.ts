@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import {
-  aborted, assertBlobKey, invalidArgument, assertBlobPrefix, assertBlobRange, BlobDigest, resolveBlobRange, unavailable,
+  aborted, assertBlobKey, collectBlob, invalidArgument, assertBlobPrefix, assertBlobRange, BlobDigest, resolveBlobRange, unavailable,
   type BlobMetadata, type BlobObject, type BlobRange, type BlobReadStream, type BlobStore, type RequestContext,
 } from '@berth/core';
 
@@ -186,15 +186,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async get(ctx: RequestContext, key: string): Promise<BlobObject | undefined> {
-    const read = await this.getStream(ctx, key);
-    if (read === undefined) return undefined;
-    const bytes = new Uint8Array(read.size);
-    let at = 0;
-    for await (const chunk of read.body) {
-      bytes.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    return { bytes, contentType: read.contentType, size: read.size, createTime: read.createTime };
+    return collectBlob(await this.getStream(ctx, key));
   }
 
   async delete(_ctx: RequestContext, key: string): Promise<boolean> {

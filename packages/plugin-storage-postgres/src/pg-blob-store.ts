@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  aborted, assertBlobKey, assertBlobPrefix, assertBlobRange, BlobDigest, resolveBlobRange,
+  aborted, assertBlobKey, collectBlob, assertBlobPrefix, assertBlobRange, BlobDigest, resolveBlobRange,
   type BlobMetadata, type BlobObject, type BlobRange, type BlobReadStream, type BlobStore, type RequestContext,
 } from '@berth/core';
 import { iso, run, text, type Tables } from './pg-support.js';
@@ -136,15 +136,7 @@ export class PgBlobStore implements BlobStore {
   }
 
   async get(ctx: RequestContext, key: string): Promise<BlobObject | undefined> {
-    const read = await this.getStream(ctx, key);
-    if (read === undefined) return undefined;
-    const bytes = new Uint8Array(read.size);
-    let at = 0;
-    for await (const chunk of read.body) {
-      bytes.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    return { bytes, contentType: read.contentType, size: read.size, createTime: read.createTime };
+    return collectBlob(await this.getStream(ctx, key));
   }
 
   async head(_ctx: RequestContext, key: string): Promise<BlobMetadata | undefined> {

@@ -7,6 +7,7 @@ import type { BlobMetadata, BlobObject, BlobRange, BlobReadStream, BlobStore } f
 import { assertBlobKey, assertBlobPrefix } from './blob-keys.js';
 import { assertBlobRange, resolveBlobRange } from './blob-range.js';
 import { BlobDigest } from './blob-digest.js';
+import { collectBlob } from './blob-collect.js';
 
 /** Bytes reserved at the start of every object file for its metadata. */
 const headerBytes = 4096;
@@ -166,15 +167,7 @@ export class FilesystemBlobStore implements BlobStore {
   }
 
   async get(ctx: RequestContext, key: string): Promise<BlobObject | undefined> {
-    const read = await this.getStream(ctx, key);
-    if (read === undefined) return undefined;
-    const bytes = new Uint8Array(read.size);
-    let at = 0;
-    for await (const chunk of read.body) {
-      bytes.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    return { bytes, contentType: read.contentType, size: read.size, createTime: read.createTime };
+    return collectBlob(await this.getStream(ctx, key));
   }
 
   async delete(_ctx: RequestContext, key: string): Promise<boolean> {

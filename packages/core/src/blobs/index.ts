@@ -6,3 +6,4 @@ export * from './blob-keys.js';
 export * from './blob-range.js';
 export * from './blob-digest.js';
 export * from './filesystem-blob-store.js';
+export * from './blob-collect.js';
