@@ -112,14 +112,16 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
       done(error as Error, undefined);
     }
   });
-  /** The media type a route takes, for the refusal of any other. */
-  const expectedMediaType = (request: FastifyRequest) =>
-    (request as unknown as RequestWithRoute)[resolvedRouteKey]?.spec?.multipartFile ? 'multipart/form-data' : 'application/json';
+  /** The refusal of a body in a media type the route does not take (the message names the one it takes). */
+  const unsupportedMediaType = (request: FastifyRequest) => {
+    const expected = (request as unknown as RequestWithRoute)[resolvedRouteKey]?.spec?.multipartFile ? 'multipart/form-data' : 'application/json';
+    return invalidArgument(`Content-Type must be ${expected}`, { reason: 'UNSUPPORTED_MEDIA_TYPE' });
+  };
   // A route taking a file (`multipartFile`) gets its multipart body unread, parsed as the handler streams it.
   app.addContentTypeParser('multipart/form-data', (request, payload, done) => {
     const spec = (request as unknown as RequestWithRoute)[resolvedRouteKey]?.spec;
     if (!spec?.multipartFile) {
-      done(invalidArgument('Content-Type must be application/json', { reason: 'UNSUPPORTED_MEDIA_TYPE' }), undefined);
+      done(unsupportedMediaType(request), undefined);
       return;
     }
     try {
@@ -130,7 +132,7 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
   });
   // Any other media type is refused with 400 INVALID_ARGUMENT (signed-URL routes accept bytes in their own context).
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (request, _body, done) => {
-    done(invalidArgument(`Content-Type must be ${expectedMediaType(request)}`, { reason: 'UNSUPPORTED_MEDIA_TYPE' }), undefined);
+    done(unsupportedMediaType(request), undefined);
   });
 
   app.setErrorHandler((error, request, reply) => {
