@@ -18,6 +18,7 @@ import type { ServingDirectory } from '../ports/serving-directory.js';
 import type { ServingAdvisor } from '../ports/serving-advisor.js';
 import type { EgressHttp } from '../ports/egress-http.js';
 import type { WebhookOutbox } from '../ports/webhook-outbox.js';
+import type { Trainer } from '../ports/trainer.js';
 import type { ImageEngine, SafetyChecker } from '../ports/image-engine.js';
 import type { EvaluatorRunner } from '../ports/evaluator-runner.js';
 
@@ -51,3 +52,8 @@ export const imageEnginesToken = createMultiToken<ImageEngine>('ImageEngines');
 export const principalChangeListenersToken = createMultiToken<PrincipalChangeListener>('PrincipalChangeListeners');
 /** Runs evaluators (reward functions): core binds the sandbox runner; a plugin may override it. */
 export const evaluatorRunnerToken = createToken<EvaluatorRunner>('EvaluatorRunner', { providedBy: 'core' });
+/**
+ * Runs reinforcement fine-tuning steps: core binds the reference trainer; a runtime plugin may override it
+ * with its accelerator trainer (a trainer container run as a Kubernetes Job).
+ */
+export const trainerToken = createToken<Trainer>('Trainer', { providedBy: 'core (the reference trainer) or a runtime plugin' });

@@ -19,3 +19,4 @@ export * from './egress-http.js';
 export * from './webhook-outbox.js';
 export * from './image-engine.js';
 export * from './evaluator-runner.js';
+export * from './trainer.js';
