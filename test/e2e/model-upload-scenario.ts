@@ -76,6 +76,11 @@ export async function expectDownloads(h: Harness, id: string, files: Record<stri
 export async function runHappyPath(h: Harness, prefix: string): Promise<void> {
   const base = `${prefix}-base`;
   await createModel(h, base, baseCheckpointModel);
+  // Created for upload (a HUB checkpoint stating no parameterCount): UPLOADING at once, not deployable.
+  expect((await h.call('GET', `${v1}/models/${base}`)).body.state).toBe('UPLOADING');
+  const early = await h.call('POST', `${v1}/deployments?deploymentId=${prefix}-early`, { body: { baseModel: `accounts/${account}/models/${base}` } });
+  expect(early.status, JSON.stringify(early.body)).toBe(400);
+  expect(early.body).toMatchObject({ code: 9, message: expect.stringContaining('is UPLOADING: upload and validate its files') });
   const files = { 'config.json': checkpointConfig, 'model.safetensors': checkpoint, 'tokenizer/tokenizer_config.json': encoder.encode('{}') };
   await uploadAll(h, base, files);
   expect((await h.call('GET', `${v1}/models/${base}`)).body.state).toBe('UPLOADING');
@@ -88,6 +93,7 @@ export async function runHappyPath(h: Harness, prefix: string): Promise<void> {
 
   const addon = `${prefix}-addon`;
   await createModel(h, addon, { kind: 'HUB_PEFT_ADDON', peftDetails: { baseModel: `accounts/${account}/models/${base}`, r: 4, targetModules: ['v_proj', 'q_proj'] } });
+  expect((await h.call('GET', `${v1}/models/${addon}`)).body.state).toBe('UPLOADING');
   await uploadAll(h, addon, { 'adapter_config.json': adapterConfig, 'adapter_model.safetensors': adapterWeights });
   expect((await validate(h, addon)).status).toBe(200);
   expect((await h.call('GET', `${v1}/models/${addon}`)).body).toMatchObject({ state: 'READY', peftDetails: { baseModelType: 'llama' } });

@@ -19,6 +19,11 @@ export function assertDeployableBaseModel(model: Model): void {
   if (model.kind === undefined || !deployableKinds.has(model.kind)) {
     throw invalidArgument(`baseModel ${model.name} is a ${model.kind}; deploy a base model and add the add-on to it`, { field: 'baseModel' });
   }
+  if (model.state === 'UPLOADING') {
+    throw failedPrecondition(`baseModel ${model.name} is UPLOADING: upload and validate its files (:validateUpload) before deploying it`, {
+      field: 'baseModel', reason: 'MODEL_NOT_READY',
+    });
+  }
   if (model.state !== 'READY') {
     throw failedPrecondition(`baseModel ${model.name} is ${model.state}, not READY`, { field: 'baseModel' });
   }

@@ -3,6 +3,7 @@ import { modelFields } from './model-fields.js';
 import { applyModelRules, checkModelReferences } from './model-rules.js';
 import { modelOutputOnly, modelSchema, type Model } from './model-schema.js';
 import { modelStateMachine } from './model-state-machine.js';
+import { createdForUpload } from './model-upload-start.js';
 
 export const modelDefinition: ResourceDefinition<Model> = {
   collection: 'models',
@@ -16,6 +17,7 @@ export const modelDefinition: ResourceDefinition<Model> = {
   prepareCreate: async (ctx, data, env) => {
     applyModelRules(data);
     await checkModelReferences(ctx, data, env);
+    if (await createdForUpload(ctx, data, env)) data.state = 'UPLOADING';
   },
   prepareUpdate: async (ctx, next, previous, env) => {
     applyModelRules(next);

@@ -92,7 +92,7 @@ async function readAll(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
 describe('a HUB checkpoint', () => {
   it('uploads, validates to READY with the facts of its headers, and downloads the same bytes', async () => {
     await createBase();
-    expect((await models.get(ctx, base)).state).toBe('READY');
+    expect((await models.get(ctx, base)).state).toBe('UPLOADING');
     await upload(base, { 'config.json': config, 'model.safetensors': checkpoint });
     expect((await models.get(ctx, base)).state).toBe('UPLOADING');
     await files.validateUpload(ctx, base);
@@ -217,6 +217,35 @@ describe('uploads refused with a 400 naming the file, leaving nothing stored', (
 });
 
 describe('upload state', () => {
+  it('a model created for upload is UPLOADING at create; a registered one is READY until its first announcement', async () => {
+    await createBase();
+    expect((await models.get(ctx, base)).state).toBe('UPLOADING');
+    expect((await refusal(files.getDownloadEndpoint(ctx, base))).message).toContain('is UPLOADING');
+    const registered = (id: string, extra: JsonObject) => models.create(ctx, 'acme', { kind: 'HUB_BASE_MODEL', ...extra, baseModelDetails: { checkpointFormat: 'HUB', hubFiles: ['model.safetensors'], ...(extra.baseModelDetails as JsonObject | undefined) } }, id);
+    expect((await registered('counted', { baseModelDetails: { parameterCount: '8000000000' } })).state).toBe('READY');
+    expect((await registered('hubbed', { modelHubUrl: 'https://hub.example/m' })).state).toBe('READY');
+    expect((await models.create(ctx, 'acme', { kind: 'HUB_BASE_MODEL', baseModelDetails: { checkpointFormat: 'NATIVE' } }, 'native')).state).toBe('READY');
+    await announce('accounts/acme/models/counted', { 'model.safetensors': checkpoint.byteLength });
+    expect((await models.get(ctx, 'accounts/acme/models/counted')).state).toBe('UPLOADING');
+    const addonOf = (id: string, baseModel: string) => models.create(ctx, 'acme', { kind: 'HUB_PEFT_ADDON', peftDetails: { baseModel, r: 4, targetModules: ['q_proj'] } }, id);
+    expect((await addonOf('on-uploading', base)).state).toBe('UPLOADING');
+    expect((await addonOf('on-registered', 'accounts/acme/models/hubbed')).state).toBe('READY');
+  });
+
+  it('only a successful validation makes a created-for-upload model READY', async () => {
+    await createBase();
+    expect((await refusal(files.validateUpload(ctx, base))).message).toContain('has no announced files');
+    expect((await models.get(ctx, base)).state).toBe('UPLOADING');
+    await upload(base, { 'config.json': config, 'model.safetensors': checkpoint });
+    await files.validateUpload(ctx, base);
+    expect((await models.get(ctx, base)).state).toBe('READY');
+    const addonName = 'accounts/acme/models/late-addon';
+    expect((await models.create(ctx, 'acme', { kind: 'HUB_PEFT_ADDON', peftDetails: { baseModel: base, r: 4, targetModules: ['q_proj'] } }, 'late-addon')).state).toBe('UPLOADING');
+    await upload(addonName, { 'adapter_config.json': adapterConfig(), 'adapter_model.safetensors': adapterWeights() });
+    await files.validateUpload(ctx, addonName);
+    expect((await models.get(ctx, addonName)).state).toBe('READY');
+  });
+
   it('a READY model with uploaded files does not take new files; other kinds take none', async () => {
     await createBase();
     await upload(base, { 'config.json': config, 'model.safetensors': checkpoint });
@@ -239,7 +268,7 @@ describe('upload state', () => {
   });
 
   it('validation and download need the right state', async () => {
-    await createBase();
+    await createBase({ parameterCount: '8' });
     expect((await refusal(files.validateUpload(ctx, base))).code).toBe('FAILED_PRECONDITION');
     expect((await refusal(files.getDownloadEndpoint(ctx, base))).message).toContain('holds no uploaded files');
     await announce(base, { 'config.json': 2 });
