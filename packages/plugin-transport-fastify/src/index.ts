@@ -1,5 +1,6 @@
 export * from './berth-plugin.js';
 export * from './http-server.js';
+export * from './request-handler.js';
 export * from './fastify-transport.js';
 export * from './route-spec.js';
 export * from './query.js';
