@@ -24,3 +24,4 @@ export * from './outbound/index.js';
 export * from './images/index.js';
 export * from './blobs/index.js';
 export * from './evaluators/index.js';
+export * from './trainers/index.js';

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { invalidArgument } from '../errors/index.js';
 import type { JsonObject, JsonValue } from '../ports/json.js';
+import { sampleIndex, wordProbabilities } from './reference-lora.js';
 import { countTokens, tokenize } from './tokenizer.js';
+import { referenceVocabulary as vocabulary } from './vocabulary.js';
 
 /** A chat message as the OpenAI chat API carries it (text is all the reference engine reads). */
 export interface EngineChatMessage {
@@ -53,6 +55,13 @@ export interface GenerateInput {
    * base model) answer the same prompt differently, and the same adapter bytes always answer alike.
    */
   readonly adapter?: string;
+  /**
+   * Per-word logit biases of a trained reference add-on (see reference-lora.ts), one per vocabulary word.
+   * When given, words are drawn from `softmax(bias / temperature)` instead of uniformly.
+   */
+  readonly wordLogitBias?: ArrayLike<number>;
+  /** Sampling temperature, read only with `wordLogitBias` (default 1; 0 is greedy). */
+  readonly temperature?: number;
 }
 
 export interface GeneratedToolCall {
@@ -84,20 +93,14 @@ export interface GenerateResult {
 /** Context window of the reference engine when none is configured. */
 export const defaultEngineContextLength = 8192;
 
-const vocabulary = [
-  'the', 'gateway', 'routes', 'each', 'request', 'to', 'a', 'ready', 'replica', 'and', 'streams', 'tokens',
-  'back', 'model', 'answers', 'with', 'care', 'every', 'deployment', 'scales', 'on', 'demand', 'while',
-  'accelerators', 'stay', 'busy', 'berth', 'keeps', 'state', 'in', 'one', 'place', 'so', 'clients', 'see',
-  'consistent', 'results', 'across', 'regions', 'quietly', 'reference', 'engine', 'writes', 'plain', 'text',
-  'for', 'tests', 'that', 'need', 'stable', 'output', 'under', 'load', 'of', 'many', 'small', 'calls',
-  'harbor', 'ships', 'dock', 'safely', 'tonight', 'morning', 'light',
-];
 
 /**
  * The reference engine's generator: pure and deterministic in (model, prompt or messages, seed, choiceIndex,
  * adapter digest).
  *
- * Text: 12–48 tokens of words drawn from a fixed vocabulary by a PRNG seeded with a hash of those inputs,
+ * Text: 12–48 tokens of words drawn from a fixed vocabulary by a PRNG seeded with a hash of those inputs
+ * (uniformly; from `softmax(wordLogitBias / temperature)` under a trained reference add-on, one PRNG draw
+ * per word either way),
  * cut at `maxTokens` or at the room left in the context window (finish `length`), or at the first `stop`
  * string (finish `stop`, the stop string excluded).
  *
@@ -154,7 +157,9 @@ export function generateCompletion(input: GenerateInput): GenerateResult {
 
   const naturalLength = 12 + Math.floor(random() * 37);
   let finishReason: FinishReason = 'stop';
-  let pieces = tokenize(sentencePieces(naturalLength, random).join(''));
+  const probabilities = input.wordLogitBias ? wordProbabilities(input.wordLogitBias, input.temperature ?? 1) : undefined;
+  const pickWord = probabilities ? () => vocabulary[sampleIndex(probabilities, random)] as string : () => pick(vocabulary, random);
+  let pieces = tokenize(sentencePieces(naturalLength, random, pickWord).join(''));
   if (pieces.length > room) {
     pieces = pieces.slice(0, Math.max(0, room));
     finishReason = 'length';
@@ -265,7 +270,7 @@ function fillSchema(schema: JsonValue, random: () => number, depth: number): Jso
   }
 }
 
-function sentencePieces(tokens: number, random: () => number): string[] {
+function sentencePieces(tokens: number, random: () => number, pickWord: () => string): string[] {
   const pieces: string[] = [];
   let sentenceStart = true;
   let wordsInSentence = 0;
@@ -279,7 +284,7 @@ function sentencePieces(tokens: number, random: () => number): string[] {
       sentenceLength = 5 + Math.floor(random() * 8);
       continue;
     }
-    let word = pick(vocabulary, random);
+    let word = pickWord();
     if (sentenceStart) word = word.charAt(0).toUpperCase() + word.slice(1);
     pieces.push(pieces.length === 0 ? word : ` ${word}`);
     sentenceStart = false;

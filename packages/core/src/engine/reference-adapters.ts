@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
+import {
+  decodeReferenceLora, ReferenceLoraError, referenceAdapterConfigFile, referenceAdapterWeightsFile, wordLogitBias,
+} from './reference-lora.js';
 
 /** A LoRA adapter the reference engine has loaded. */
 export interface LoadedAdapter {
@@ -14,6 +17,12 @@ export interface LoadedAdapter {
    * weights decide its answers.
    */
   readonly digest: string;
+  /**
+   * When the adapter is of the reference engine's own trainable format (reference-lora.ts): the per-word
+   * logit biases its weights give, which generation under it samples words with. Absent for any other
+   * adapter (its digest alone then varies the answers).
+   */
+  readonly wordLogitBias?: Float64Array;
 }
 
 /** Why a load or unload was refused: the HTTP status and message vLLM answers in the same case. */
@@ -57,10 +66,11 @@ export class ReferenceAdapters {
       throw new AdapterError(400, `${this.adapters.size} LoRA adapters are loaded, the most this engine holds (max_loras ${this.maxLoras}); unload one first.`);
     }
     const digest = await adapterDigest(path);
+    const bias = await referenceWordBias(path);
     // A concurrent load of the same name may have finished while the files were read.
     if (this.adapters.has(name)) throw new AdapterError(400, `The lora adapter '${name}' has already been loaded.`);
     if (this.adapters.size >= this.maxLoras) throw new AdapterError(400, `max_loras (${this.maxLoras}) adapters are loaded; unload one first.`);
-    const adapter = { name, path, digest };
+    const adapter = { name, path, digest, ...(bias ? { wordLogitBias: bias } : {}) };
     this.adapters.set(name, adapter);
     this.loads += 1;
     return adapter;
@@ -87,6 +97,28 @@ export async function adapterDigest(path: string): Promise<string> {
     for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   }
   return hash.digest('hex');
+}
+
+/** Largest reference add-on weights file read (rank 1024 holds under 300 KiB). */
+const maxReferenceWeightsBytes = 16 * 1024 * 1024;
+
+/**
+ * The word biases of a reference add-on in the directory `path`; undefined when `path` is no directory or its
+ * `adapter_model.safetensors` is not of the reference format. A file that claims the format but does not hold
+ * it is refused (400).
+ */
+async function referenceWordBias(path: string): Promise<Float64Array | undefined> {
+  const weightsPath = join(path, referenceAdapterWeightsFile);
+  const info = await stat(weightsPath).catch(() => undefined);
+  if (!info?.isFile() || info.size > maxReferenceWeightsBytes) return undefined;
+  const config = await readFile(join(path, referenceAdapterConfigFile)).catch(() => undefined);
+  try {
+    const weights = decodeReferenceLora(new Uint8Array(await readFile(weightsPath)), config ? new Uint8Array(config) : undefined);
+    return weights ? wordLogitBias(weights) : undefined;
+  } catch (error) {
+    if (error instanceof ReferenceLoraError) throw new AdapterError(400, `The lora adapter at ${path} is not a valid reference add-on: ${error.message}`);
+    throw error;
+  }
 }
 
 async function filesUnder(dir: string): Promise<string[]> {

@@ -127,7 +127,8 @@ const maxBodyBytes = 4 * 1024 * 1024;
  * simulated provisioner. Routes: `POST /v1/chat/completions`, `POST /v1/completions` (both with `stream` and
  * `stream_options.include_usage`), `GET /v1/models` (loaded adapters listed with their `parent`), `GET /health`,
  * and with `lora` the adapter routes. Output comes from {@link generateCompletion}: deterministic in (model,
- * prompt, seed, and a loaded adapter's digest); `temperature`/`top_p` are validated but do not change it.
+ * prompt, seed, and a loaded adapter's digest); `temperature`/`top_p` are validated but do not change it,
+ * except that `temperature` shapes the word distribution under a trained reference add-on (reference-lora.ts).
  * Errors use the OpenAI body `{error: {message, type, param, code}}`.
  */
 export async function startReferenceEngine(options: ReferenceEngineOptions = {}): Promise<ReferenceEngine> {
@@ -215,7 +216,7 @@ export async function startReferenceEngine(options: ReferenceEngineOptions = {})
         throw new HttpError(current.errorStatus ?? 500, 'injected fault: the reference engine failed this request', 'server_error', null, 'injected_fault');
       }
       const drop = Boolean(current.dropConnectionRate && random() < current.dropConnectionRate);
-      const results = generateAll(request, adapter?.digest);
+      const results = generateAll(request, adapter);
       if (request.stream) {
         await stream(res, request, results, drop ? (current.dropAfterChunks ?? 2) : undefined, () => connectionGone);
       } else {
@@ -241,7 +242,7 @@ export async function startReferenceEngine(options: ReferenceEngineOptions = {})
     return tps > 0 ? (tokens * 1000) / tps : 0;
   }
 
-  function generateAll(request: ParsedRequest, adapter: string | undefined): GenerateResult[] {
+  function generateAll(request: ParsedRequest, adapter: LoadedAdapter | undefined): GenerateResult[] {
     const results: GenerateResult[] = [];
     const prompts = request.kind === 'chat' ? [undefined] : request.prompts;
     for (const prompt of prompts) {
@@ -258,7 +259,8 @@ export async function startReferenceEngine(options: ReferenceEngineOptions = {})
             ...(request.kind === 'chat' && request.toolChoice ? { toolChoice: request.toolChoice } : {}),
             ...(request.kind === 'chat' ? { parallelToolCalls: request.parallelToolCalls } : {}),
             choiceIndex: i,
-            ...(adapter !== undefined ? { adapter } : {}),
+            ...(adapter !== undefined ? { adapter: adapter.digest } : {}),
+            ...(adapter?.wordLogitBias ? { wordLogitBias: adapter.wordLogitBias, ...(request.temperature !== undefined ? { temperature: request.temperature } : {}) } : {}),
           }),
         );
       }
@@ -407,6 +409,7 @@ type ParsedRequest = (ChatRequest | CompletionRequest) & {
   readonly seed: number;
   readonly n: number;
   readonly stop?: string | string[];
+  readonly temperature?: number;
 };
 
 function invalid(message: string, param: string | null): HttpError {
@@ -449,6 +452,7 @@ function parseCommon(body: Record<string, unknown>): Omit<ParsedRequest, 'kind' 
     seed: seed as number,
     n: n as number,
     ...(stop !== undefined ? { stop } : {}),
+    ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
   };
 }
 

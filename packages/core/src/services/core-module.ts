@@ -29,7 +29,7 @@ import { runtimeServingAdvisor } from '../serving/runtime-serving-advisor.js';
 import { registerServing } from './serving-bindings.js';
 import { registerOutbound } from './outbound-bindings.js';
 import { registerImages } from './image-bindings.js';
-import { registerEvaluators } from './evaluator-bindings.js';
+import { registerEvaluators, registerTrainers } from './evaluator-bindings.js';
 import { resolveServingOptions } from '../serving/serving-options.js';
 import { bootstrapAccount } from './bootstrap.js';
 import { registerResourceModules } from '../api/resource-module.js';
@@ -118,6 +118,7 @@ export function coreModule(): GatewayPlugin {
       registerOutbound(binder);
       registerImages(binder);
       registerEvaluators(binder);
+      registerTrainers(binder);
     },
   });
 }

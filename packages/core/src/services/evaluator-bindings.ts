@@ -1,7 +1,8 @@
 import type { Binder } from '../kernel/plugin.js';
-import { egressHttpToken, evaluatorRunnerToken, lifecycleHooksToken } from '../kernel/tokens.js';
+import { egressHttpToken, evaluatorRunnerToken, lifecycleHooksToken, storageToken, trainerToken } from '../kernel/tokens.js';
 import { createSandboxEvaluatorRunner } from '../evaluators/sandbox-evaluator-runner.js';
 import { evaluatorBuildHandler } from '../resources/evaluators/evaluator-build.js';
+import { createReferenceTrainer } from '../trainers/reference-trainer.js';
 import { evaluatorServiceToken, queueHandlersToken } from './tokens.js';
 
 /**
@@ -24,4 +25,13 @@ export function registerEvaluators(binder: Binder): void {
       },
     }),
   });
+}
+
+/**
+ * Binds the default trainer of reinforcement fine-tuning jobs (`trainerToken`): the reference trainer, which
+ * trains reference-engine add-ons in-process with its checkpoints in the blob store (docs/rft-trainers.md).
+ * A runtime plugin overrides the token with its accelerator trainer.
+ */
+export function registerTrainers(binder: Binder): void {
+  binder.bind({ token: trainerToken, deps: [storageToken], factory: (storage) => createReferenceTrainer(storage.blobs) });
 }
