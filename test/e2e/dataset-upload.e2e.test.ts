@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { account, startHarness, type Harness } from './harness.js';
+import { expectRangeRequests } from './range-requests.js';
 
 let h: Harness;
 const v1 = `/v1/accounts/${account}`;
@@ -82,6 +83,7 @@ describe('dataset upload flow over HTTP', () => {
     expect(file.headers.get('content-length')).toBe('4096');
     expect(file.headers.get('x-berth-sha256')).toBe(createHash('sha256').update(bytes).digest('hex'));
     expect(new Uint8Array(await file.arrayBuffer())).toEqual(bytes);
+    await expectRangeRequests(download.body.filenameToSignedUrls['weights.bin']!, bytes);
     const noSignature = await fetch(download.body.filenameToSignedUrls['weights.bin']!.replace(/&signature=[^&]+/, ''));
     expect(noSignature.status).toBe(400);
   });

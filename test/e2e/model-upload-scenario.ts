@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { buildSafetensors } from '@berth/core/testing';
 import { account, type ApiResponse, type Harness } from './harness.js';
+import { expectRangeRequests } from './range-requests.js';
 
 /**
  * The model upload flow over HTTP, shared by the memory e2e and the PostgreSQL suite: a checkpoint and a
@@ -90,6 +91,8 @@ export async function runHappyPath(h: Harness, prefix: string): Promise<void> {
   expect(model.body).toMatchObject({ state: 'READY', baseModelDetails: { parameterCount: String(1024 + 256 + 256 + 16), defaultPrecision: 'BF16', modelType: 'llama' } });
   expect(model.body.status).toBeUndefined();
   await expectDownloads(h, base, files);
+  const download: Urls = await h.call('GET', `${v1}/models/${base}:getDownloadEndpoint`);
+  await expectRangeRequests(download.body.filenameToSignedUrls['model.safetensors']!, checkpoint);
 
   const addon = `${prefix}-addon`;
   await createModel(h, addon, { kind: 'HUB_PEFT_ADDON', peftDetails: { baseModel: `accounts/${account}/models/${base}`, r: 4, targetModules: ['v_proj', 'q_proj'] } });

@@ -65,6 +65,15 @@ export class HttpRouteRequest implements RouteRequest {
   get accept(): string | undefined {
     return this.request.headers.accept;
   }
+
+  get range(): string | undefined {
+    return this.request.headers.range;
+  }
+
+  get ifRange(): string | undefined {
+    const value = this.request.headers['if-range'];
+    return Array.isArray(value) ? value[0] : value;
+  }
 }
 
 /**
@@ -78,15 +87,15 @@ export function sendAnswer(reply: FastifyReply, requestId: string, result: unkno
   if (result instanceof StreamAnswer) {
     for (const [name, value] of Object.entries(result.headers)) void reply.header(name, value);
     void reply.header('content-length', String(result.length));
-    return reply.type(result.contentType).send(Readable.from(result.body, { objectMode: false }));
+    return reply.code(result.status).type(result.contentType).send(Readable.from(result.body, { objectMode: false }));
   }
   if (!(result instanceof BinaryAnswer)) {
     const json = serializedViewOf(result);
     return json === undefined ? reply.send(result) : reply.type(jsonMediaType).send(json);
   }
-  const { bytes, contentType, headers } = result;
+  const { bytes, contentType, headers, status } = result;
   for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
-  return reply.type(contentType).send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  return reply.code(status).type(contentType).send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
 
 const jsonMediaType = 'application/json; charset=utf-8';

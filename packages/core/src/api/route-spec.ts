@@ -25,6 +25,9 @@ export interface RouteRequest {
   readonly contentType?: string | undefined;
   /** The `Accept` header, for routes whose answer's form depends on it (text_to_image). */
   readonly accept?: string | undefined;
+  /** The `Range` and `If-Range` headers, for routes that answer parts of a stored file (signed downloads). */
+  readonly range?: string | undefined;
+  readonly ifRange?: string | undefined;
 }
 
 /**
@@ -128,6 +131,8 @@ export class StreamAnswer {
     readonly contentType: string,
     readonly length: number,
     readonly headers: Readonly<Record<string, string>> = {},
+    /** The HTTP status: 200, or 206 for a part of a file (with `Content-Range` in `headers`). */
+    readonly status = 200,
   ) {}
 }
 
@@ -140,6 +145,8 @@ export class BinaryAnswer {
     readonly bytes: Uint8Array,
     readonly contentType: string,
     readonly headers: Readonly<Record<string, string>> = {},
+    /** The HTTP status: 200 unless the answer says otherwise (416 for a range past the end of a file). */
+    readonly status = 200,
   ) {}
 }
 

@@ -7,3 +7,4 @@ export * from './blob-range.js';
 export * from './blob-digest.js';
 export * from './filesystem-blob-store.js';
 export * from './blob-collect.js';
+export * from './http-range.js';

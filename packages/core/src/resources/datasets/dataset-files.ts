@@ -4,9 +4,9 @@ import { assertEmptyBody, compileValidator } from '../../validation/schema-valid
 import type { ResourceEnvironment } from '../common/resource-environment.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { SignedFileUrls, type SignedFileRequest, type SignedMethod } from '../common/signed-file-urls.js';
-import type { MultipartFileBody, StreamedRequestBody } from '../../api/route-spec.js';
+import { blobDownloadAnswer, type DownloadRequest } from '../../api/blob-download.js';
+import type { BinaryAnswer, MultipartFileBody, StreamAnswer, StreamedRequestBody } from '../../api/route-spec.js';
 import { sliceCopies } from '../../blobs/index.js';
-import type { BlobReadStream } from '../../ports/index.js';
 import { JsonlRowChecker, malformedRowSampleLimit, type JsonlRowCount } from './dataset-rows.js';
 import type { Dataset } from './dataset-schema.js';
 import type { DatasetService } from './dataset-service.js';
@@ -137,13 +137,18 @@ export class DatasetFileService {
     await this.env.storage.blobs.putStream(ctx, this.blobKey(request.resource, request.filename), exact(upload.chunks), contentType);
   }
 
-  /** Serves a file (signed GET) as a stream from the blob store, with its size and checksum. */
-  async getFile(ctx: RequestContext, request: SignedFileRequest): Promise<BlobReadStream> {
+  /**
+   * Serves a file (signed GET) as a stream from the blob store, whole or the one byte range the request's
+   * `Range` asks (`blobDownloadAnswer`), with its checksum as `x-berth-sha256`.
+   */
+  async downloadFile(ctx: RequestContext, request: SignedFileRequest, download: DownloadRequest = {}): Promise<StreamAnswer | BinaryAnswer> {
     if (request.method !== 'GET') throw permissionDenied('this URL is not a download URL');
     this.verify(request);
-    const blob = await this.env.storage.blobs.getStream(ctx, this.blobKey(request.resource, request.filename));
-    if (!blob) throw notFound(`${request.resource}/files/${request.filename}`);
-    return blob;
+    return blobDownloadAnswer(ctx, this.env.storage.blobs, this.blobKey(request.resource, request.filename), download, {
+      notStored: () => notFound(`${request.resource}/files/${request.filename}`),
+      // The digest lets a client check what it got.
+      headers: (metadata) => ({ 'x-berth-sha256': metadata.sha256 }),
+    });
   }
 
   /**

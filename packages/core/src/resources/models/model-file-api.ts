@@ -1,7 +1,7 @@
 import { customMethod, customMethodRoutes } from '../../api/custom-method.js';
 import { queryFlag } from '../../api/query.js';
 import { emptySchema } from '../../api/resource-routes.js';
-import { isStreamedRequestBody, StreamAnswer, type QueryParamSpec, type RouteRequest, type RouteSpec } from '../../api/route-spec.js';
+import { isStreamedRequestBody, type QueryParamSpec, type RouteRequest, type RouteSpec } from '../../api/route-spec.js';
 import type { JsonSchema } from '../../validation/schema-validator.js';
 import { signedFileQuery, signedFileRequestOf } from '../../api/signed-file-request.js';
 import type { SignedMethod } from '../common/signed-file-urls.js';
@@ -84,10 +84,7 @@ function signedFileRoutes(files: ModelFileService): RouteSpec[] {
     {
       method: 'GET', path, tag: 'Models', operationId: 'downloadModelFile', summary: 'Download a model file from its signed URL',
       query: signedFileQuery, response: emptySchema, signedUrl,
-      handle: async (r) => {
-        const file = await files.getFile(r.ctx, signedRequest(r, 'GET'));
-        return new StreamAnswer(file.body, file.contentType, file.size);
-      },
+      handle: (r) => files.downloadFile(r.ctx, signedRequest(r, 'GET'), { range: r.range, ifRange: r.ifRange }),
     },
   ];
 }

@@ -3,6 +3,7 @@ import { MemoryStorage } from '../../testing/index.js';
 import { ManualClock } from '../../testing/test-gateway.js';
 import { buildSafetensors } from '../../testing/safetensors-builder.js';
 import { GatewayError } from '../../errors/index.js';
+import { StreamAnswer } from '../../api/route-spec.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { randomIdGenerator } from '../../ports/id-generator.js';
 import type { JsonObject } from '../../ports/json.js';
@@ -101,9 +102,14 @@ describe('a HUB checkpoint', () => {
     expect(ready.baseModelDetails).toMatchObject({ parameterCount: String(256 + 64 + 64 + 8), defaultPrecision: 'BF16', modelType: 'llama' });
     const { filenameToSignedUrls } = await files.getDownloadEndpoint(ctx, base);
     expect(Object.keys(filenameToSignedUrls)).toEqual(['config.json', 'model.safetensors']);
-    const file = await files.getFile(ctx, requestOf(base, 'model.safetensors', filenameToSignedUrls['model.safetensors']!, 'GET'));
-    expect(file.size).toBe(checkpoint.byteLength);
+    const file = await files.downloadFile(ctx, requestOf(base, 'model.safetensors', filenameToSignedUrls['model.safetensors']!, 'GET'));
+    if (!(file instanceof StreamAnswer)) throw new Error('expected a stream');
+    expect([file.status, file.length]).toEqual([200, checkpoint.byteLength]);
     expect(await readAll(file.body)).toEqual(checkpoint);
+    const part = await files.downloadFile(ctx, requestOf(base, 'model.safetensors', filenameToSignedUrls['model.safetensors']!, 'GET'), { range: 'bytes=-8' });
+    if (!(part instanceof StreamAnswer)) throw new Error('expected a stream');
+    expect([part.status, part.headers['content-range']]).toEqual([206, `bytes ${checkpoint.byteLength - 8}-${checkpoint.byteLength - 1}/${checkpoint.byteLength}`]);
+    expect(await readAll(part.body)).toEqual(checkpoint.subarray(-8));
   });
 
   it('keeps a given parameterCount and refuses a model_type other than the declared one', async () => {

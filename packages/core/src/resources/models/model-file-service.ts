@@ -2,7 +2,8 @@ import type { GatewayError} from '../../errors/index.js';
 import { failedPrecondition, invalidArgument, isGatewayError, permissionDenied } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
-import type { StreamedRequestBody } from '../../api/route-spec.js';
+import { blobDownloadAnswer, type DownloadRequest } from '../../api/blob-download.js';
+import type { BinaryAnswer, StreamAnswer, StreamedRequestBody } from '../../api/route-spec.js';
 import { compileValidator } from '../../validation/schema-validator.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
 import type { GatewaySecrets } from '../common/secrets.js';
@@ -184,13 +185,17 @@ export class ModelFileService {
     }
   }
 
-  /** Serves a stored file from its signed GET URL, streamed. */
-  async getFile(ctx: RequestContext, request: SignedFileRequest): Promise<{ body: AsyncIterable<Uint8Array>; contentType: string; size: number }> {
+  /**
+   * Serves a stored file from its signed GET URL, streamed: the whole file or the one byte range the
+   * request's `Range` asks (`blobDownloadAnswer`).
+   */
+  async downloadFile(ctx: RequestContext, request: SignedFileRequest, download: DownloadRequest = {}): Promise<StreamAnswer | BinaryAnswer> {
     if (request.method !== 'GET') throw permissionDenied('this URL is not a download URL');
     this.urls.verify(request);
-    const stream = await this.env.storage.blobs.getStream(ctx, modelFileKey(request.resource, checkModelFileName(request.filename, 'filename')));
-    if (!stream) throw failedPrecondition(`file ${quotedFileName(request.filename)} of ${request.resource} is not stored`);
-    return { body: stream.body, contentType: stream.contentType, size: stream.length };
+    const key = modelFileKey(request.resource, checkModelFileName(request.filename, 'filename'));
+    return blobDownloadAnswer(ctx, this.env.storage.blobs, key, download, {
+      notStored: () => failedPrecondition(`file ${quotedFileName(request.filename)} of ${request.resource} is not stored`),
+    });
   }
 
   /**
