@@ -17,7 +17,9 @@ import { ResourceEnvironment } from '../resources/common/resource-environment.js
 import { GatewaySecrets } from '../resources/common/secrets.js';
 import { ModelFileService } from '../resources/models/model-file-service.js';
 import { ModelService } from '../resources/models/model-service.js';
-import { baseModelBody } from '../testing/serving-test-kit.js';
+import { baseModelBody, startServingGateway, waitFor } from '../testing/serving-test-kit.js';
+import { testRuntime } from '../testing/test-runtime.js';
+import type { Storage } from '../ports/storage.js';
 
 const ctx: RequestContext = { requestId: 'r1' };
 const job = 'accounts/acme/reinforcementFineTuningJobs/toy';
@@ -169,11 +171,24 @@ describe('a step', () => {
   });
 });
 
+/** Uploads a checkpoint's files as the files of the model `addon`, through signed PUTs as a client would. */
+async function uploadCheckpoint(files: ModelFileService, admin: RequestContext, addon: string, checkpoint: TrainerCheckpoint, from: MemoryStorage | Storage): Promise<void> {
+  const sizes = Object.fromEntries(checkpoint.files.map((f) => [f.path, String(f.sizeBytes)]));
+  const { filenameToSignedUrls } = await files.getUploadEndpoint(admin, addon, { filenameToSize: sizes });
+  for (const file of checkpoint.files) {
+    const query = new URLSearchParams(filenameToSignedUrls[file.path]!.split('?')[1]);
+    const bytes = (await from.blobs.get(ctx, checkpointFileKey(checkpoint, file.path)))!.bytes;
+    await files.putFile(admin, { resource: addon, filename: file.path, method: 'PUT', expires: query.get('expires')!, signature: query.get('signature')! },
+      { declaredLength: bytes.byteLength, chunks: (async function* () { yield bytes; })() }, 'application/octet-stream');
+  }
+}
+
+const admin: RequestContext = {
+  requestId: 'r2',
+  principal: { userName: 'accounts/acme/users/admin', accountId: 'acme', role: 'admin', email: 'admin@example.com' },
+};
+
 describe('a trained checkpoint as a model upload', () => {
-  const admin: RequestContext = {
-    requestId: 'r2',
-    principal: { userName: 'accounts/acme/users/admin', accountId: 'acme', role: 'admin', email: 'admin@example.com' },
-  };
 
   it('passes :validateUpload as a HUB_PEFT_ADDON of the reference base model (r = loraRank, target module lm_head)', async () => {
     const env = new ResourceEnvironment(storage, new ManualClock(), randomIdGenerator);
@@ -188,14 +203,7 @@ describe('a trained checkpoint as a model upload', () => {
     });
     const addon = 'accounts/acme/models/trained';
     await models.create(admin, 'acme', { kind: 'HUB_PEFT_ADDON', peftDetails: { baseModel, r: hp.loraRank, targetModules: ['lm_head'] } }, 'trained');
-    const sizes = Object.fromEntries(checkpoint.files.map((f) => [f.path, String(f.sizeBytes)]));
-    const { filenameToSignedUrls } = await files.getUploadEndpoint(admin, addon, { filenameToSize: sizes });
-    for (const file of checkpoint.files) {
-      const query = new URLSearchParams(filenameToSignedUrls[file.path]!.split('?')[1]);
-      const bytes = (await storage.blobs.get(ctx, checkpointFileKey(checkpoint, file.path)))!.bytes;
-      await files.putFile(admin, { resource: addon, filename: file.path, method: 'PUT', expires: query.get('expires')!, signature: query.get('signature')! },
-        { declaredLength: bytes.byteLength, chunks: (async function* () { yield bytes; })() }, 'application/octet-stream');
-    }
+    await uploadCheckpoint(files, admin, addon, checkpoint, storage);
     await files.validateUpload(admin, addon);
     expect(await models.get(admin, addon)).toMatchObject({ state: 'READY', peftDetails: { r: hp.loraRank, targetModules: ['lm_head'] } });
   });
@@ -215,6 +223,56 @@ describe('the core binding', () => {
       expect(await blobs.head(ctx, checkpointFileKey(checkpoint, 'adapter_model.safetensors'))).toMatchObject({ size: checkpoint.files.find((f) => f.path === 'adapter_model.safetensors')!.sizeBytes });
     } finally {
       await tg.stop();
+    }
+  });
+});
+
+describe('a trained add-on served by a deployment with enableAddons', () => {
+  it('answers with what it learned, through the gateway\'s serving layer, where the base does not', async () => {
+    const g = await startServingGateway({ runtime: (p) => testRuntime({ provisioner: p }), storage: memoryStorage() });
+    try {
+      const { services } = g.tg;
+      await services.models.create(admin, 'acme', baseModelBody(), 'base');
+      // Steps on fixed rollouts: answers that mention the harbor score 1, the others 0.
+      const groups: TrainingGroup[] = [{
+        rowIndex: 0, messages: [],
+        rollouts: [
+          { completion: 'Ships dock safely in the harbor.', reward: 1 }, { completion: 'The gateway routes each request.', reward: 0 },
+          { completion: 'Harbor light tonight.', reward: 1 }, { completion: 'Every deployment scales on demand.', reward: 0 },
+        ],
+      }];
+      const gatewayTrainer = g.tg.gateway.resolve(trainerToken);
+      let checkpoint: TrainerCheckpoint | undefined;
+      for (let step = 1; step <= 6; step += 1) {
+        ({ checkpoint } = await gatewayTrainer.step(ctx, { job, step, baseModel, groups, hyperparameters: hp, nodeCount: 1, ...(checkpoint ? { from: checkpoint } : {}) }));
+      }
+      await services.models.create(admin, 'acme', { kind: 'HUB_PEFT_ADDON', peftDetails: { baseModel, r: hp.loraRank, targetModules: ['lm_head'] } }, 'trained');
+      await uploadCheckpoint(services.modelFiles, admin, 'accounts/acme/models/trained', checkpoint!, g.tg.gateway.resolve(storageToken));
+      await services.modelFiles.validateUpload(admin, 'accounts/acme/models/trained');
+      await services.deployments.create(admin, 'acme', { baseModel, enableAddons: true }, { deploymentId: 'd' });
+      await waitFor(() => services.deployments.get(admin, 'accounts/acme/deployments/d'), (d) => d.state === 'READY');
+      await services.deployedModels.create(admin, 'acme', { model: 'accounts/acme/models/trained', deployment: 'accounts/acme/deployments/d' }, { deployedModelId: 'trained-on-d' });
+      await waitFor(() => services.deployedModels.get(admin, 'accounts/acme/deployedModels/trained-on-d'), (r) => r.state === 'DEPLOYED');
+
+      const answers = async (model: string) => {
+        const lease = await g.directory.acquire(admin, await g.directory.resolve(admin, model));
+        try {
+          const response = await fetch(`${lease.endpoint}/v1/chat/completions`, {
+            method: 'POST', headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ model: lease.servedModelId, messages: [{ role: 'user', content: 'Where do ships rest?' }], n: 16 }),
+          });
+          return ((await response.json()) as { choices: { message: { content: string } }[] }).choices.map((c) => c.message.content);
+        } finally {
+          lease.release();
+        }
+      };
+      const base = await answers(baseModel);
+      const trained = await answers('accounts/acme/models/trained');
+      const rate = (texts: string[]) => texts.filter((t) => reward(t) === 1).length / texts.length;
+      expect(trained).not.toEqual(base);
+      expect(rate(trained), `base ${rate(base)}, trained ${rate(trained)}`).toBeGreaterThan(Math.min(1, rate(base) + 0.3));
+    } finally {
+      await g.stop();
     }
   });
 });
