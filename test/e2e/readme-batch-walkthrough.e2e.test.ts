@@ -9,6 +9,7 @@ import type { Gateway } from '@berth/core';
 import { serveGateway, type RunningServer } from '@berth/plugin-transport-fastify';
 import { buildGateway } from '../../templates/gateway/src/build-gateway.js';
 import { readSettings } from '../../templates/gateway/src/gateway-config.js';
+import { expectShownInOrder, shownOutputs } from './readme-gateway.js';
 
 /**
  * The README's batch walkthrough ("Batch inference jobs") run as written, with bash and curl, against a
@@ -44,22 +45,6 @@ async function walkthrough(): Promise<string> {
   return readme.slice(start, readme.indexOf('```', start));
 }
 
-/** The outputs the block shows: `# {` comments and their `#  ` continuation lines, joined. */
-function shownOutputs(block: string): string[] {
-  const outputs: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith('# {')) outputs.push(line.slice(2));
-    else if (line.startsWith('#  ') && outputs.length > 0) outputs[outputs.length - 1] += line.slice(3);
-  }
-  return outputs;
-}
-
-/** A shown output as a pattern: literal text, `…` for anything on the line, any temporary deployment id. */
-function patternOf(shown: string): RegExp {
-  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/batch-[0-9a-f]{12}/g, 'batch-[0-9a-f]{12}');
-  return new RegExp(shown.split(/\s*…\s*/).map(literal).join('[^\\n]*'));
-}
-
 describe('README: the batch inference walkthrough on npm start', () => {
   it('runs as written and answers what the README shows', async () => {
     const block = await walkthrough();
@@ -73,11 +58,6 @@ describe('README: the batch inference walkthrough on npm start', () => {
     const { stdout } = await promisify(execFile)('bash', ['-euc', script.replace(/\n(curl|cat) /g, '\necho\n$1 ')], {
       cwd: workdir, timeout: 60_000, env: { PATH: process.env.PATH },
     });
-    let from = 0;
-    for (const shown of outputs) {
-      const match = patternOf(shown).exec(stdout.slice(from));
-      expect(match, `README output not found (in order):\n${shown}\n--- got ---\n${stdout.slice(from)}`).not.toBeNull();
-      from += match!.index + match![0].length;
-    }
+    expectShownInOrder(outputs, stdout);
   }, 90_000);
 });

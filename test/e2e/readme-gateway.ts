@@ -40,3 +40,32 @@ export async function readmeSectionShell(heading: string): Promise<string> {
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).join('\n');
 }
+
+/**
+ * The answers a README shell block shows: `# {…}` and `# data: …` comments, each with its `#  ` continuation
+ * lines joined to it.
+ */
+export function shownOutputs(block: string): string[] {
+  const outputs: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith('# {') || line.startsWith('# data: ')) outputs.push(line.slice(2));
+    else if (line.startsWith('#  ') && outputs.length > 0) outputs[outputs.length - 1] += line.slice(3);
+  }
+  return outputs;
+}
+
+/** A shown answer as a pattern: literal text, `…` for anything on the line, any temporary deployment id. */
+export function patternOf(shown: string): RegExp {
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/batch-[0-9a-f]{12}/g, 'batch-[0-9a-f]{12}');
+  return new RegExp(shown.split(/\s*…\s*/).map(literal).join('[^\\n]*'));
+}
+
+/** Fails unless every shown answer is found in `stdout`, in order (the message names the first one missing). */
+export function expectShownInOrder(shown: readonly string[], stdout: string): void {
+  let from = 0;
+  for (const output of shown) {
+    const match = patternOf(output).exec(stdout.slice(from));
+    if (!match) throw new Error(`README output not found (in order):\n${output}\n--- got ---\n${stdout.slice(from)}`);
+    from += match.index + match[0].length;
+  }
+}

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  authorize, batchInferenceRunnerToken, coreServicesToken, servingDirectoryToken,
+  Code, GatewayError, authorize, batchInferenceRunnerToken, coreServicesToken, servingDirectoryToken,
   type Gateway, type GatewayLogger, type JsonObject, type JsonSchema, type RequestContext,
 } from '@berth/core';
 import type { RouteSpec } from '../route-spec.js';
@@ -71,6 +71,22 @@ export function registerInferenceRoutes(app: FastifyInstance, deps: InferenceRou
     const body = await listUsableModels(gateway, ctx, principal.accountId);
     return reply.header('x-request-id', request.id).send(body);
   });
+  // `models.retrieve(id)`: ids have slashes (and `#`), which clients send percent-encoded (%2F, %23) or raw;
+  // a wildcard takes both, and Fastify hands it over decoded.
+  app.get(`${modelsPath}/*`, routeOptions, async (request, reply) => {
+    const principal = auth.principalOf(request);
+    const ctx: RequestContext = { requestId: request.id, principal };
+    authorize(ctx, 'inference.use', { accountId: principal.accountId });
+    const id = (request.params as { '*': string })['*'];
+    const { data } = await listUsableModels(gateway, ctx, principal.accountId);
+    const model = data.find((entry) => entry.id === id);
+    if (!model) {
+      throw new GatewayError(Code.NOT_FOUND, `model ${JSON.stringify(id)} is not served in account ${principal.accountId} (GET ${modelsPath} lists the ids you can use)`, {
+        field: 'model', reason: 'MODEL_NOT_FOUND',
+      });
+    }
+    return reply.header('x-request-id', request.id).send(model);
+  });
   return proxy;
 }
 
@@ -81,7 +97,7 @@ const maxListedDeployments = 1000;
  * `GET /inference/v1/models`: what the caller can send as `model`: each base model of a deployment that
  * serves traffic in the caller's account, and the explicit `model#deployment` form of each.
  */
-async function listUsableModels(gateway: Gateway, ctx: RequestContext, accountId: string): Promise<JsonObject> {
+async function listUsableModels(gateway: Gateway, ctx: RequestContext, accountId: string): Promise<{ object: 'list'; data: JsonObject[] }> {
   const deployments = gateway.resolve(coreServicesToken).deployments;
   const data: JsonObject[] = [];
   const seen = new Set<string>();
@@ -131,6 +147,11 @@ const samplingProperties: Record<string, JsonSchema> = {
   presence_penalty: { type: 'number', minimum: -2, maximum: 2 },
   frequency_penalty: { type: 'number', minimum: -2, maximum: 2 },
   user: { type: 'string', description: 'End-user id; also the session-affinity key when the deployment enables it.' },
+};
+
+const modelEntrySchema: JsonSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, object: { type: 'string', const: 'model' }, created: { type: 'integer' }, owned_by: { type: 'string' } },
 };
 
 const usageSchema: JsonSchema = {
@@ -201,9 +222,15 @@ export function inferenceRouteSpecs(): RouteSpec[] {
         type: 'object',
         properties: {
           object: { type: 'string', const: 'list' },
-          data: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, object: { type: 'string' }, created: { type: 'integer' }, owned_by: { type: 'string' } } } },
+          data: { type: 'array', items: modelEntrySchema },
         },
       },
+      handle: documentedOnly,
+    },
+    {
+      method: 'GET', path: `${modelsPath}/{model}`, tag: 'Inference', operationId: 'retrieveInferenceModel',
+      summary: 'One model the caller can send as `model`, by an id `GET /inference/v1/models` lists (percent-encoded or with raw slashes); 404 for any other id',
+      response: modelEntrySchema,
       handle: documentedOnly,
     },
     ...responsesRouteSpecs(),
