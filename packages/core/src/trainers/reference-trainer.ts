@@ -77,7 +77,7 @@ export function createReferenceTrainer(blobs: BlobStore, options: ReferenceTrain
   function checkInput(input: TrainStepInput): void {
     const hp = input.hyperparameters;
     if (!Number.isSafeInteger(input.step) || input.step < 1) throw invalidArgument(`step must be a positive integer, not ${input.step}`, { field: 'step' });
-    if (input.job.length === 0) throw invalidArgument('job is required', { field: 'job' });
+    if (input.job.length === 0 || input.job.startsWith('/') || input.job.endsWith('/')) throw invalidArgument(`job must be a resource name, not ${JSON.stringify(input.job)}`, { field: 'job' });
     if (input.from && !(input.from.step < input.step)) throw invalidArgument(`step ${input.step} cannot start from the checkpoint of step ${input.from.step}`, { field: 'from' });
     if (!Number.isSafeInteger(hp.loraRank) || hp.loraRank < 1 || hp.loraRank > 1024) {
       throw failedPrecondition(`the reference trainer trains LoRA add-ons of rank 1 to 1024; loraRank is ${hp.loraRank}`, { field: 'trainingConfig.loraRank' });
@@ -91,9 +91,9 @@ export function createReferenceTrainer(blobs: BlobStore, options: ReferenceTrain
     name: 'reference',
 
     async step(ctx, input) {
+      checkInput(input);
       const done = await storedResult(ctx, input.job, input.step);
       if (done) return done;
-      checkInput(input);
       const from = await startingWeights(ctx, input);
       if (input.signal?.aborted) throw aborted('the training step was cancelled');
 
