@@ -3,6 +3,7 @@ import pg from 'pg';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { postgresStorage } from '@berth/plugin-storage-postgres';
 import { account, baseModelBody, startHarness, type Harness } from './harness.js';
+import { inlineRefs, type OpenApiComponents } from './openapi-refs.js';
 
 /**
  * AIP-154 etags over HTTP (issue 9, defect #13): answers carry `etag`; PATCH and DELETE honour it from
@@ -65,12 +66,12 @@ describe.each(variants)('etags over HTTP (%s)', (_variant, start) => {
     expect(patched.body.etag).not.toBe(etag);
     const list = await h.call<{ models: Array<{ name: string; etag: string }> }>('GET', `${v1}/models?pageSize=100`);
     expect(list.body.models.find((m) => path.endsWith(m.name.split('/').pop() ?? ''))?.etag).toBe(patched.body.etag);
-    const openapi = await h.call<{ paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: unknown }> }> }>> }>('GET', '/openapi.json');
+    const openapi = await h.call<OpenApiComponents & { paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: unknown }> }> }>> }>('GET', '/openapi.json');
     expect(openapi.status).toBe(200);
     const getters = Object.entries(openapi.body.paths).filter(([p, ops]) => /\/\{[a-z_]+_id\}$/.test(p) && ops.get !== undefined && p.startsWith('/v1/accounts/'));
     expect(getters.length).toBeGreaterThanOrEqual(8);
     for (const [p, ops] of getters) {
-      const text = JSON.stringify(ops.get?.responses);
+      const text = JSON.stringify(inlineRefs(ops.get?.responses, openapi.body));
       expect(text, p).toMatch(/"etag":\{"type":"string","readOnly":true/);
     }
   });
@@ -116,9 +117,9 @@ describe.each(variants)('etags over HTTP (%s)', (_variant, start) => {
     expect((await h.call<{ totalSize: number }>('GET', keys)).body.totalSize).toBe(0);
     const second = await h.call<{ keyId: string; etag: string }>('POST', keys, { body: {} });
     expect((await h.call('DELETE', `${keys}/${second.body.keyId}`, { headers: { 'if-match': `"${second.body.etag}"` } })).status).toBe(200);
-    const openapi = await h.call<{ paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }>; responses: unknown }>> }>('GET', '/openapi.json');
+    const openapi = await h.call<OpenApiComponents & { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }>; responses: unknown }>> }>('GET', '/openapi.json');
     const collection = openapi.body.paths['/v1/accounts/{account_id}/users/{user_id}/apiKeys'];
-    for (const op of [collection?.post, collection?.get]) expect(JSON.stringify(op?.responses)).toMatch(/"etag":\{"type":"string","readOnly":true/);
+    for (const op of [collection?.post, collection?.get]) expect(JSON.stringify(inlineRefs(op?.responses, openapi.body))).toMatch(/"etag":\{"type":"string","readOnly":true/);
     const del = openapi.body.paths['/v1/accounts/{account_id}/users/{user_id}/apiKeys/{key_id}']?.delete;
     expect(del?.parameters?.some((p) => p.name === 'etag' && p.in === 'query')).toBe(true);
   });

@@ -2,6 +2,7 @@
  * The operations of a running gateway, read from its `/openapi.json`: every documented route is fuzzed,
  * so a new route is covered without touching the suite.
  */
+import { inlineRefs, type OpenApiComponents } from '../e2e/openapi-refs.js';
 
 /** The parts of a JSON Schema the generators read. */
 export interface Schema {
@@ -49,7 +50,7 @@ interface OpenApiOperation {
   requestBody?: { content?: Record<string, { schema?: Schema }> };
 }
 
-export interface OpenApiDocument {
+export interface OpenApiDocument extends OpenApiComponents {
   paths: Record<string, Record<string, OpenApiOperation>>;
 }
 
@@ -68,7 +69,8 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
     for (const [method, operation] of Object.entries(item)) {
       if (!methods.has(method)) continue;
       const parameters = operation.parameters ?? [];
-      const body = operation.requestBody?.content?.['application/json']?.schema;
+      // Bodies are named components: the generators read them inlined.
+      const body = inlineRefs(operation.requestBody?.content?.['application/json']?.schema, doc);
       operations.push({
         method: method.toUpperCase() as Operation['method'],
         path,

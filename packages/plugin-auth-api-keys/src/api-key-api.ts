@@ -29,6 +29,7 @@ export function apiKeyRoutes(apiKeys: ApiKeyManager): RouteSpec[] {
       method: 'POST', path: base, tag: 'API keys', operationId: 'createApiKey', summary: 'Create an API key for a user (the key is shown only in this answer)',
       requestBody: { type: 'object', properties: { apiKey: { type: 'object', properties: { displayName: { type: 'string' }, expireTime: timestampSchema } } } },
       response: apiKeySchema,
+      schemaNames: { response: 'ApiKey' },
       handle: (r) => apiKeys.create(r.ctx, userName(r), r.body ?? {}),
     },
     {

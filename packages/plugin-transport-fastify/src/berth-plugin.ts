@@ -12,7 +12,7 @@ import { defaultJsonBodyLimits, parseJsonBody, type JsonBodyLimits } from './jso
 import { BusboyFileBody } from './multipart-file-body.js';
 import { registerSignedUrlRoutes } from './signed-url-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
-import { renderDocsPage } from './openapi/docs-page.js';
+import { registerDocsRoutes } from './openapi/docs-page.js';
 import { inferenceRouteSpecs, registerInferenceRoutes, type InferenceRouteOptions } from './inference/inference-routes.js';
 
 /** Options of the {@link berth} Fastify plugin (Fastify's own `prefix` register option mounts it under a path). */
@@ -234,9 +234,8 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
   if (signedUrlRoutes.length > 0) void app.register(registerSignedUrlRoutes, { routes: signedUrlRoutes, mountPoint: prefix });
 
   const openApi = prefixedOpenApiDocument(buildOpenApiDocument([...routes, ...inferenceDocs]), prefix);
-  const docsPage = renderDocsPage(openApi, prefix);
   app.get('/openapi.json', async () => openApi);
-  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage));
+  registerDocsRoutes(app, { prefix, title: `${openApi.info.title} ${openApi.info.version}` });
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (request, reply) => {
     if (gateway.state !== 'running') return reply.code(503).send({ status: 'not ready', gateway: gateway.state });

@@ -23,6 +23,8 @@ export interface ResourceRoutesOptions {
   readonly singular: string;
   readonly snakeSingular: string;
   readonly schema: JsonSchema;
+  /** Dotted paths the server owns (the definition's `outputOnly`): documented as `readOnly`. */
+  readonly outputOnly?: readonly string[];
   readonly operations: ResourceOperations;
   /** Body schema of create; defaults to the resource schema. */
   readonly createBody?: JsonSchema;
@@ -81,9 +83,28 @@ export function listBody(collection: string, page: ListPage): JsonObject {
 
 export { assertEmptyBody } from '../validation/schema-validator.js';
 
+/**
+ * `schema` with the properties at `paths` (dotted, through objects and array items) marked `readOnly`, as
+ * the OpenAPI document shows output-only fields: clients leave them out of request bodies.
+ */
+export function withReadOnly(schema: JsonSchema, paths: readonly string[]): JsonSchema {
+  const mark = (node: JsonSchema, path: readonly string[]): JsonSchema => {
+    const [head, ...rest] = path;
+    const properties = node.properties as Record<string, JsonSchema> | undefined;
+    if (head === undefined) return { ...node, readOnly: true };
+    if (properties?.[head] === undefined) {
+      const items = node.items as JsonSchema | undefined;
+      return items === undefined ? node : { ...node, items: mark(items, path) };
+    }
+    return { ...node, properties: { ...properties, [head]: mark(properties[head], rest) } };
+  };
+  return paths.reduce((marked, path) => mark(marked, path.split('.')), schema);
+}
+
 /** Standard create/get/list/update/delete routes of one collection. */
 export function resourceRoutes(options: ResourceRoutesOptions): RouteSpec[] {
-  const { collection, singular, snakeSingular, tag, schema, operations } = options;
+  const { collection, singular, snakeSingular, tag, operations } = options;
+  const schema = withReadOnly(options.schema, options.outputOnly ?? []);
   const base = `/v1/accounts/{account_id}/${collection}`;
   const item = `${base}/{${snakeSingular}_id}`;
   const idParam = `${snakeSingular}_id`;
@@ -97,17 +118,19 @@ export function resourceRoutes(options: ResourceRoutesOptions): RouteSpec[] {
     routes.push({
       method: 'POST', path: base, tag, operationId: `create${Title}`, summary: `Create a ${singular}`,
       query: options.createQuery ?? [], requestBody: options.createBody ?? schema, response: schema, permission: `${collection}.create`,
+      schemaNames: { requestBody: options.createBody ? `Create${Title}Request` : Title, response: Title },
       handle: (r) => create(r.ctx, r.params.account_id!, r),
     });
   }
   routes.push({
     method: 'GET', path: base, tag, operationId: `list${Collection}`, summary: `List ${collection}`,
     query: [...listParams, ...(options.extraListQuery ?? [])], response: listResponseSchema(collection, schema), permission: `${collection}.list`,
+    schemaNames: { response: `List${Collection}Response` },
     handle: async (r) => listBody(collection, await operations.list(r.ctx, r.params.account_id!, listParamsOf(r.query), r)),
   });
   routes.push({
     method: 'GET', path: item, tag, operationId: `get${Title}`, summary: `Get a ${singular}`,
-    query: [readMaskParam], response: schema, permission: `${collection}.get`,
+    query: [readMaskParam], response: schema, permission: `${collection}.get`, schemaNames: { response: Title },
     handle: (r) => operations.get(r.ctx, nameOf(r), queryString(r.query, 'readMask')),
   });
   if (operations.update) {
@@ -115,7 +138,7 @@ export function resourceRoutes(options: ResourceRoutesOptions): RouteSpec[] {
     routes.push({
       method: 'PATCH', path: item, tag, operationId: `update${Title}`, summary: `Update a ${singular}`,
       query: [{ name: 'updateMask', type: 'string', description: 'Comma-separated field paths to change; without it every field given is replaced.' }],
-      requestBody: schema, response: schema, permission: `${collection}.update`,
+      requestBody: schema, response: schema, permission: `${collection}.update`, schemaNames: { requestBody: Title, response: Title },
       handle: (r) => update(r.ctx, nameOf(r), r.body, queryString(r.query, 'updateMask'), preconditionOf(r)),
     });
   }

@@ -45,6 +45,12 @@ export interface RouteSpec {
   readonly requestBody?: JsonSchema;
   readonly response: JsonSchema;
   /**
+   * Names of the bodies among the OpenAPI document's components (`Model`, `ListModelsResponse`), so
+   * generated clients get named types. Without one the document reuses the component of an identical
+   * schema, else names it `<OperationId>Request` / `<OperationId>Response`.
+   */
+  readonly schemaNames?: { readonly requestBody?: string; readonly response?: string };
+  /**
    * What the caller needs on the path's `{account_id}`, checked before the query and the body are
    * (a caller without it gets 403, never a 400 about its input). Routes with an `{account_id}` and no
    * permission still get the account check.

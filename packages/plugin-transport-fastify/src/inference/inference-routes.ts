@@ -217,7 +217,7 @@ export function inferenceRouteSpecs(): RouteSpec[] {
     },
     {
       method: 'GET', path: modelsPath, tag: 'Inference', operationId: 'listInferenceModels',
-      summary: "List the models the caller can send as `model` (deployments serving traffic in the caller's account)",
+      summary: "List the models the caller can send as the model of a request (deployments serving traffic in the caller's account)",
       response: {
         type: 'object',
         properties: {

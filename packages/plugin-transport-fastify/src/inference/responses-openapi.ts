@@ -114,7 +114,7 @@ export function responsesRouteSpecs(): RouteSpec[] {
       handle: documentedOnly,
     },
     { method: 'GET', path: responsesPath, tag: 'Inference', operationId: 'listResponses', summary: "The caller's stored responses, newest first", query: listQuery, response: listOf(responseSchema), handle: documentedOnly },
-    { method: 'GET', path: byId, tag: 'Inference', operationId: 'getResponse', summary: 'Retrieve a stored response', response: responseSchema, handle: documentedOnly },
+    { method: 'GET', path: byId, tag: 'Inference', operationId: 'getResponse', summary: 'Retrieve a stored response', response: responseSchema, schemaNames: { response: 'Response' }, handle: documentedOnly },
     {
       method: 'DELETE', path: byId, tag: 'Inference', operationId: 'deleteResponse', summary: 'Delete a stored response',
       response: { type: 'object', properties: { message: { type: 'string', const: 'Response deleted successfully' } } },

@@ -1,33 +1,127 @@
-import type { OpenAPIV3_1 } from 'openapi-types';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '@berth/core';
+
+/**
+ * `/docs`: the API reference rendered in the browser by Swagger UI (the `swagger-ui-dist` package) from
+ * `/openapi.json`. Its script and style are served from the installed package under versioned URLs with
+ * long-lived caching, so the page works offline and loads nothing from another origin.
+ */
 
 const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /**
- * A self-contained API reference page rendered from the OpenAPI document: no scripts or assets from
- * elsewhere, so it works on a machine with no internet access. `prefix` is where the document is mounted.
+ * The page's own script: starts Swagger UI on the document named by the page (a data attribute, so the
+ * script is the same file for every mount point and no inline script is needed). `validatorUrl: null`
+ * keeps Swagger UI from asking an online validator for a badge.
  */
-export function renderDocsPage(doc: OpenAPIV3_1.Document, prefix = ''): string {
-  const byTag = new Map<string, string[]>();
-  for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    for (const method of ['get', 'post', 'patch', 'delete'] as const) {
-      const op = item?.[method];
-      if (!op) continue;
-      const params = (op.parameters ?? []) as OpenAPIV3_1.ParameterObject[];
-      const rows = params
-        .map((p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${escapeHtml(String((p.schema as { type?: string })?.type ?? ''))}</td><td>${escapeHtml(p.description ?? '')}</td></tr>`)
-        .join('');
-      // The body's first media type (application/json, or multipart/form-data for a file upload).
-      const [mediaType, content] = Object.entries((op.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content ?? {})[0] ?? [];
-      const body = mediaType ? `<details><summary>Request body schema (${escapeHtml(mediaType)})</summary><pre>${escapeHtml(JSON.stringify(content?.schema, null, 2))}</pre></details>` : '';
-      const html = `<section id="${escapeHtml(op.operationId ?? '')}"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3><p>${escapeHtml(op.summary ?? '')}</p>${rows ? `<table><tr><th>Parameter</th><th>In</th><th>Type</th><th>Description</th></tr>${rows}</table>` : ''}${body}</section>`;
-      const tag = op.tags?.[0] ?? 'Other';
-      byTag.set(tag, [...(byTag.get(tag) ?? []), html]);
-    }
-  }
-  const nav = [...byTag.keys()].map((t) => `<li><a href="#tag-${escapeHtml(t)}">${escapeHtml(t)}</a></li>`).join('');
-  const sections = [...byTag.entries()].map(([t, ops]) => `<h2 id="tag-${escapeHtml(t)}">${escapeHtml(t)}</h2>${ops.join('')}`).join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(doc.info.title)} ${escapeHtml(doc.info.version)}</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;color:#1d2330}code,pre{font-family:ui-monospace,monospace}pre{background:#f4f5f7;padding:.75rem;overflow:auto}table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #d8dbe2;padding:.25rem .5rem;text-align:left}.m{display:inline-block;min-width:4.5rem;font-size:.8rem;padding:.1rem .4rem;border-radius:3px;color:#fff}.get{background:#2f7d32}.post{background:#1e5fb4}.patch{background:#a66300}.delete{background:#b3261e}section{border-top:1px solid #e3e5ea;padding:.5rem 0}</style></head>
-<body><h1>${escapeHtml(doc.info.title)} <small>${escapeHtml(doc.info.version)}</small></h1><p>${escapeHtml(doc.info.description ?? '')}</p><p>Authenticate every call with <code>Authorization: Bearer &lt;API key&gt;</code>. Machine-readable document: <a href="${escapeHtml(prefix)}/openapi.json">${escapeHtml(prefix)}/openapi.json</a>.</p><ul>${nav}</ul>${sections}</body></html>`;
+export const docsInitScript = `'use strict';
+window.addEventListener('DOMContentLoaded', function () {
+  var root = document.getElementById('swagger-ui');
+  window.ui = SwaggerUIBundle({
+    url: root.getAttribute('data-openapi-url'),
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    validatorUrl: null,
+    docExpansion: 'list',
+    defaultModelsExpandDepth: 0,
+    defaultModelExpandDepth: 2,
+    displayOperationId: true,
+    displayRequestDuration: true,
+    filter: true,
+    showExtensions: false,
+    tryItOutEnabled: false,
+  });
+});
+`;
+
+/** The files of `swagger-ui-dist` the page uses, and what they answer as. */
+const packageAssets: Readonly<Record<string, string>> = {
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+const initScriptName = 'berth-docs.js';
+
+/**
+ * The page's policy: scripts, styles, images and fetches from this origin only (Swagger UI's icons are
+ * `data:` images and its components set inline styles), nothing framed, no form posted elsewhere.
+ */
+export const docsContentSecurityPolicy = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'self'",
+].join('; ');
+
+/** Cached for a year and never revalidated: the URLs change with the package version and the script. */
+const immutableCache = 'public, max-age=31536000, immutable';
+
+/** Where the installed `swagger-ui-dist` is, and its version (resolved from this module, so it works installed elsewhere). */
+function swaggerUiDist(): { directory: string; version: string } {
+  const require = createRequire(import.meta.url);
+  const manifest = require.resolve('swagger-ui-dist/package.json');
+  const { version } = require(manifest) as { version: string };
+  return { directory: dirname(manifest), version };
+}
+
+/** The HTML of `/docs`: Swagger UI's style and script, then ours, all under `assetBase`. */
+export function renderDocsPage(options: { readonly title: string; readonly openApiUrl: string; readonly assetBase: string }): string {
+  const asset = (name: string) => escapeHtml(`${options.assetBase}/${name}`);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(options.title)}</title>
+<link rel="stylesheet" href="${asset('swagger-ui.css')}">
+<link rel="icon" type="image/png" href="${asset('favicon-32x32.png')}">
+</head>
+<body>
+<noscript>This API reference needs JavaScript. The machine-readable description is at <a href="${escapeHtml(options.openApiUrl)}">${escapeHtml(options.openApiUrl)}</a>.</noscript>
+<div id="swagger-ui" data-openapi-url="${escapeHtml(options.openApiUrl)}"></div>
+<script src="${asset('swagger-ui-bundle.js')}"></script>
+<script src="${asset(initScriptName)}"></script>
+</body>
+</html>
+`;
+}
+
+/**
+ * Registers `/docs` and its assets (`/docs/assets/<version>/<file>`) on `app`, whose mount point is
+ * `prefix`. Only the listed files are served; any other asset path is 404.
+ */
+export function registerDocsRoutes(app: FastifyInstance, options: { readonly prefix: string; readonly title: string }): void {
+  const dist = swaggerUiDist();
+  const initHash = createHash('sha256').update(docsInitScript).digest('hex').slice(0, 12);
+  const assetVersion = `${dist.version}-${initHash}`;
+  const page = renderDocsPage({ title: options.title, openApiUrl: `${options.prefix}/openapi.json`, assetBase: `${options.prefix}/docs/assets/${assetVersion}` });
+  app.get('/docs', async (_request, reply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', docsContentSecurityPolicy)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .header('cache-control', 'no-cache')
+      .send(page));
+  app.get<{ Params: { version: string; file: string } }>('/docs/assets/:version/:file', async (request, reply) => {
+    const { version, file } = request.params;
+    const mediaType = file === initScriptName ? 'text/javascript; charset=utf-8' : Object.hasOwn(packageAssets, file) ? packageAssets[file] : undefined;
+    if (version !== assetVersion || mediaType === undefined) throw notFound(`docs asset ${version}/${file}`);
+    reply.type(mediaType).header('cache-control', immutableCache).header('x-content-type-options', 'nosniff');
+    if (file === initScriptName) return reply.send(docsInitScript);
+    const path = join(dist.directory, file);
+    const { size } = await stat(path);
+    return reply.header('content-length', size).send(createReadStream(path));
+  });
 }

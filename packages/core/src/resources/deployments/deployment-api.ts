@@ -5,14 +5,14 @@ import { customMethod } from '../../api/custom-method.js';
 import { standardOperations } from '../../api/standard-operations.js';
 import { queryFlag } from '../../api/query.js';
 import { nonNegativeInt32Schema } from '../common/schema-parts.js';
-import { deploymentSchema } from './deployment-schema.js';
+import { deploymentOutputOnly, deploymentSchema } from './deployment-schema.js';
 import type { DeploymentService } from './deployment-service.js';
 
 const scaleBody = { type: 'object', properties: { replicaCount: nonNegativeInt32Schema }, required: ['replicaCount'] } as const;
 
 /** Deployments over HTTP: create/list/delete flags, `:scale` and `:undelete`. */
 export const deploymentApi = defineResourceApi<DeploymentService>({
-  definition: { collection: 'deployments', singular: 'deployment', schema: deploymentSchema }, tag: 'Deployments',
+  definition: { collection: 'deployments', singular: 'deployment', schema: deploymentSchema, outputOnly: deploymentOutputOnly }, tag: 'Deployments',
   create: createWithId(
     'deploymentId',
     (deployments, ctx, accountId, body, id, r) =>
