@@ -144,7 +144,10 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): OpenAPIV3_1.
     const requestSchema = route.multipartFile ? multipartFileSchema(route.multipartFile.field) : route.requestBody;
     const operation: OpenAPIV3_1.OperationObject = {
       operationId: route.operationId,
-      summary: route.summary,
+      // A summary is plain text where renderers show it (descriptions are Markdown): code spans are
+      // unwrapped there and the summary as written becomes the description.
+      summary: route.summary.replace(/`([^`]*)`/g, '$1'),
+      ...(route.summary.includes('`') ? { description: route.summary } : {}),
       tags: [route.tag],
       parameters: [
         ...pathParameters(route.path),
