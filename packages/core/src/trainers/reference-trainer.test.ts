@@ -11,6 +11,7 @@ import { createTestGateway, ManualClock } from '../testing/test-gateway.js';
 import { storageToken, trainerToken } from '../kernel/tokens.js';
 import type { TrainerCheckpoint, TrainerHyperparameters, TrainingGroup, TrainStepInput } from '../ports/trainer.js';
 import { checkpointFileKey, createReferenceTrainer, referenceAcceleratorType } from './reference-trainer.js';
+import { grpoStep, initialReferenceLora } from './grpo.js';
 import type { Trainer } from '../ports/trainer.js';
 import { randomIdGenerator } from '../ports/id-generator.js';
 import { ResourceEnvironment } from '../resources/common/resource-environment.js';
@@ -141,11 +142,47 @@ describe('a step', () => {
     expect(await createReferenceTrainer(storage.blobs).step(ctx, input())).toEqual(first);
   });
 
+  it('recomputes the same bytes when a crash lost the answer after the files were written', async () => {
+    const first = await trainer.step(ctx, input());
+    const resultKeys = (await storage.blobs.list(ctx, '')).filter((key) => key.endsWith('/result.json'));
+    expect(resultKeys).toHaveLength(1);
+    await storage.blobs.delete(ctx, resultKeys[0]!);
+    const again = await createReferenceTrainer(storage.blobs).step(ctx, input());
+    expect(again.checkpoint).toEqual(first.checkpoint);
+  });
+
   it('learns nothing from a group whose rewards are all equal, or from rollouts without a reward', async () => {
     const flat = await trainer.step(ctx, input({
       groups: [{ rowIndex: 0, messages: [], rollouts: [{ completion: 'The harbor.', reward: 0.5 }, { completion: 'A dock.', reward: 0.5 }, { completion: 'Ships.' }] }],
     }));
     expect(flat.metrics).toMatchObject({ gradNorm: 0, meanAdvantage: 0, rollouts: 2, meanReward: 0.5 });
+  });
+
+  it('pulls the policy back towards the base with klBeta, and only with it', async () => {
+    // Several steps of learning, from different rollouts each time, give the add-on word biases.
+    let from: TrainerCheckpoint | undefined;
+    const gentle = { ...hp, learningRate: 1 };
+    for (let step = 1; step <= 3; step += 1) ({ checkpoint: from } = await trainer.step(ctx, input({ step, hyperparameters: gentle, ...(from ? { from } : {}) })));
+    const flat: TrainingGroup[] = [{ rowIndex: 0, messages: [], rollouts: [{ completion: 'Harbor.', reward: 1 }, { completion: 'Dock.', reward: 1 }] }];
+    const withKl = { ...gentle, klBeta: 1 };
+    const s4 = await trainer.step(ctx, input({ step: 4, from: from!, groups: flat, hyperparameters: withKl }));
+    const s5 = await trainer.step(ctx, input({ step: 5, from: s4.checkpoint, groups: flat, hyperparameters: withKl }));
+    expect(s4.metrics.klDivergence).toBeGreaterThan(0);
+    expect(s4.metrics.gradNorm).toBeGreaterThan(0);
+    expect(s5.metrics.klDivergence).toBeLessThan(s4.metrics.klDivergence!);
+    const withoutKl = await trainer.step(ctx, input({ job: `${job}-b`, step: 4, from: from!, groups: flat, hyperparameters: gentle }));
+    expect(withoutKl.metrics).toMatchObject({ gradNorm: 0, klDivergence: s4.metrics.klDivergence });
+  });
+
+  it('normalises per completion (GRPO, GSPO_TOKEN) or per token over the chunk (DAPO)', () => {
+    const start = initialReferenceLora(job, hp.loraRank, hp.loraRank);
+    const uneven: TrainingGroup[] = [{ rowIndex: 0, messages: [], rollouts: [{ completion: 'Harbor.', reward: 1 }, { completion: 'The engine writes plain text for tests.', reward: 0 }] }];
+    const norm = (lossMethod: string) => grpoStep(start, uneven, { ...hp, lossMethod }).metrics.gradNorm!;
+    expect(norm('GRPO')).toBeGreaterThan(0);
+    expect(norm('GSPO_TOKEN')).toBe(norm('GRPO'));
+    expect(norm('METHOD_UNSPECIFIED')).toBe(norm('GRPO'));
+    // One word with advantage +1 against seven with −1: a per-token mean weighs the short answer less.
+    expect(norm('DAPO')).toBeLessThan(norm('GRPO'));
   });
 
   it('refuses what it cannot train with a clear error', async () => {
