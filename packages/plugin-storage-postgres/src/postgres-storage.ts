@@ -1,11 +1,11 @@
-import { unavailable, type BlobStore, type JobQueue, type KeyValueStore, type Outbox, type RequestContext, type ResourceStore, type Storage, type StorageTransaction } from '@berth/core';
+import { unavailable, type BlobStore, type StorageStats, type JobQueue, type KeyValueStore, type Outbox, type RequestContext, type ResourceStore, type Storage, type StorageTransaction } from '@berth/core';
 import { PgBlobStore } from './pg-blob-store.js';
 import { PgJobQueue } from './pg-job-queue.js';
 import { PgKeyValueStore } from './pg-kv-store.js';
 import { PgOutbox } from './pg-outbox.js';
 import { PgResourceStore } from './pg-resource-store.js';
 import { runTransaction } from './pg-transaction.js';
-import { tablesOf, type ExecutorSource, type Tables } from './pg-support.js';
+import { run, tablesOf, type ExecutorSource, type Tables } from './pg-support.js';
 import type { SqlPool } from './sql-client.js';
 
 const DEFAULT_TRANSACTION_ATTEMPTS = 3;
@@ -63,5 +63,15 @@ export class PostgresStorage implements Storage {
   /** One database transaction on a connection of its own; see {@link runTransaction}. */
   transaction<T>(_ctx: RequestContext, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
     return runTransaction(this.tables, () => this.requirePool(), this.transactionAttempts, work);
+  }
+
+  /** Jobs not completed by queue and state (one grouped count over the partial indexes), and the pool's connections when the driver reports them (`pg.Pool` does). */
+  async stats(_ctx: RequestContext): Promise<StorageStats> {
+    const pool = this.requirePool();
+    const { rows } = await run(pool, `SELECT queue, state, count(*)::integer AS count FROM ${this.tables.jobs} WHERE state <> 'completed' GROUP BY queue, state`);
+    const jobs = rows.map((row) => ({ queue: String(row.queue), state: row.state as StorageStats['jobs'][number]['state'], count: Number(row.count) }));
+    const { totalCount, idleCount, waitingCount, options } = pool;
+    if (totalCount === undefined || idleCount === undefined || waitingCount === undefined) return { jobs };
+    return { jobs, pool: { total: totalCount, idle: idleCount, waiting: waitingCount, max: options?.max ?? totalCount } };
   }
 }

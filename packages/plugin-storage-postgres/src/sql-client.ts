@@ -23,4 +23,9 @@ export interface SqlConnection extends SqlExecutor {
 export interface SqlPool extends SqlExecutor {
   connect(): Promise<SqlConnection>;
   end(): Promise<void>;
+  /** Connections open, idle, and callers waiting for one (`pg.Pool` has them; for pool saturation metrics). */
+  readonly totalCount?: number;
+  readonly idleCount?: number;
+  readonly waitingCount?: number;
+  readonly options?: { readonly max?: number };
 }

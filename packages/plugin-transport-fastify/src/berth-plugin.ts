@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyReque
 import type { OpenAPIV3_1 } from 'openapi-types';
 import {
   authenticatorToken, authorize, authorizeAccount, configToken, invalidArgument, storageToken, notFound, resourceRoutesToken, systemContext,
-  servingDirectoryToken, type Gateway, type GatewayLogger, type Principal,
+  servingDirectoryToken, telemetryToken, metricsEndpointToken, type Gateway, type GatewayLogger, type Principal,
 } from '@berth/core';
 import { renderError, surfaceOf, toRequestError } from './errors.js';
 import type { RouteSpec } from './route-spec.js';
@@ -11,6 +11,7 @@ import { bearerAuthentication } from './authentication.js';
 import { defaultJsonBodyLimits, parseJsonBody, type JsonBodyLimits } from './json-body.js';
 import { BusboyFileBody } from './multipart-file-body.js';
 import { registerSignedUrlRoutes } from './signed-url-routes.js';
+import { reportRequests, serveMetrics } from './request-telemetry.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { registerDocsRoutes } from './openapi/docs-page.js';
 import { inferenceRouteSpecs, registerInferenceRoutes, type InferenceRouteOptions } from './inference/inference-routes.js';
@@ -140,6 +141,8 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
     const { status, body } = renderError(gatewayError, surface(request));
     void reply.code(status).header('x-request-id', request.id).send(body);
   });
+  const telemetry = gateway.resolve(telemetryToken);
+  if (telemetry.enabled) reportRequests(app, telemetry, prefix, (request) => (request as unknown as RequestWithRoute)[resolvedRouteKey]?.spec?.path);
   // Unknown paths answer 404 from an `onRequest` hook, before any body is read. The hook lives in a
   // child scope that holds only the not-found handler, so the routes do not run it.
   void app.register((scope, _options, done) => {
@@ -237,6 +240,8 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
   app.get('/openapi.json', async () => openApi);
   registerDocsRoutes(app, { prefix, title: `${openApi.info.title} ${openApi.info.version}` });
   app.get('/healthz', async () => ({ status: 'ok' }));
+  const metricsEndpoint = gateway.isBound(metricsEndpointToken) ? gateway.resolve(metricsEndpointToken) : undefined;
+  if (metricsEndpoint?.path !== undefined) serveMetrics(app, { ...metricsEndpoint, path: metricsEndpoint.path });
   app.get('/readyz', async (request, reply) => {
     if (gateway.state !== 'running') return reply.code(503).send({ status: 'not ready', gateway: gateway.state });
     try {

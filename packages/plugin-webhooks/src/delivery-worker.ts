@@ -1,5 +1,5 @@
 import {
-  clockMs, defineQueueHandler, storedOf, type AtLeastOnceQueueHandler, type Clock, type EgressHttp, type QueueHandlerResult, type QueueJobContext, type StorageTransaction,
+  clockMs, defineQueueHandler, storedOf, type AtLeastOnceQueueHandler, type Clock, type EgressHttp, type QueueHandlerResult, type QueueJobContext, type StorageTransaction, type Telemetry,
 } from '@berth/core';
 import { sendAttempt, type AttemptOptions, type AttemptResult } from './delivery-attempt.js';
 import { nextAttemptTime, parseRetryAfter, type DeliverySchedule } from './delivery-schedule.js';
@@ -10,6 +10,8 @@ export interface DeliveryWorkerOptions extends AttemptOptions {
   readonly schedule: DeliverySchedule;
   /** The random part of each backoff delay (tests fix it). */
   readonly random: () => number;
+  /** Hears each committed attempt's outcome. */
+  readonly telemetry?: Telemetry;
 }
 
 /** What an attempt changes on the delivery. */
@@ -109,6 +111,8 @@ export function deliveryWorker(egress: EgressHttp, clock: Clock, options: Delive
         await tx.resources.update(ctx, job.delivery, applied(latest, verdict, clock.now().toISOString()), current.etag);
         if (verdict.next !== undefined) await enqueueAttempt(ctx, tx, { delivery: job.delivery, attempt: job.attempt + 1 }, new Date(verdict.next));
       }, () => verdict.state);
+      const outcome = verdict.state === 'SUCCEEDED' ? 'delivered' : verdict.state === 'FAILED' ? 'dead-lettered' : 'retried';
+      options.telemetry?.webhookDelivery({ outcome, ...(verdict.attempt.statusCode !== undefined ? { status: verdict.attempt.statusCode } : {}) });
       return verdict.state;
     },
   });

@@ -1,5 +1,5 @@
 import {
-  clockToken, configToken, definePlugin, egressHttpToken, idGeneratorToken, queueHandlersToken, registerResourceModules, webhookOutboxToken,
+  clockToken, configToken, definePlugin, egressHttpToken, idGeneratorToken, queueHandlersToken, registerResourceModules, telemetryToken, webhookOutboxToken,
   type GatewayPlugin,
 } from '@berth/core';
 import { resolveDeliverySchedule, type DeliveryScheduleOptions } from './delivery-schedule.js';
@@ -45,8 +45,8 @@ export function webhooks(options: WebhooksOptions = {}): GatewayPlugin {
       });
       binder.contribute({
         token: queueHandlersToken,
-        deps: [egressHttpToken, clockToken],
-        factory: (egress, clock) => deliveryWorker(egress, clock, { schedule, timeoutMs, userAgent, random }),
+        deps: [egressHttpToken, clockToken, telemetryToken],
+        factory: (egress, clock, telemetry) => deliveryWorker(egress, clock, { schedule, timeoutMs, userAgent, random, telemetry }),
       });
       registerResourceModules(binder, [webhookDeliveryModule]);
     },

@@ -4,6 +4,7 @@ import { gpuxRuntime } from '@berth/plugin-runtime-gpux';
 import { gpuyRuntime } from '@berth/plugin-runtime-gpuy';
 import { mcpTools } from '@berth/plugin-tools-mcp';
 import { webhooks } from '@berth/plugin-webhooks';
+import { metrics, metricsOptionsFromEnv } from '@berth/plugin-metrics';
 import type { TemplateSettings } from './gateway-config.js';
 import { selectStorage } from './select-storage.js';
 
@@ -15,12 +16,17 @@ import { selectStorage } from './select-storage.js';
  * Webhooks are delivered by the queue workers (signed, retried, visible at `/v1/accounts/{a}/webhookDeliveries`).
  * MCP tools run by the gateway in the Responses API (`mcpTools()`: `tools` of type `mcp` and `sse`, whose
  * servers are called through the guarded egress client, loopback only with BERTH_ALLOW_LOOPBACK_URLS).
- * `storage` lets a host swap the storage plugin without touching the rest.
+ * Prometheus metrics at `/metrics` unless `BERTH_METRICS=false` (`BERTH_METRICS_TOKEN`, `BERTH_METRICS_PORT`:
+ * docs/operations.md). `storage` lets a host swap the storage plugin without touching the rest.
  */
 export function buildGateway(settings: TemplateSettings, storage: GatewayPlugin = selectStorage(settings)): Gateway {
+  const metricsOptions = metricsOptionsFromEnv();
   return createGateway({
     // queueWorkers right after storage: it stops before storage closes (plugins stop in reverse order).
-    plugins: [storage, queueWorkers(), apiKeyAuth(), gpuxRuntime(), gpuyRuntime(), webhooks(), mcpTools()],
+    plugins: [
+      storage, queueWorkers(), apiKeyAuth(), gpuxRuntime(), gpuyRuntime(), webhooks(), mcpTools(),
+      ...(metricsOptions ? [metrics(metricsOptions)] : []),
+    ],
     config: {
       bootstrapAccountId: settings.accountId,
       ...(settings.apiKey ? { bootstrapApiKey: settings.apiKey } : {}),

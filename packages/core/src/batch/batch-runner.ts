@@ -14,6 +14,7 @@ import { Code, GatewayError, isGatewayError } from '../errors/index.js';
 import { servingDirectoryToken } from '../kernel/tokens.js';
 import type { ModelTarget, ServingDirectory } from '../ports/serving-directory.js';
 import type { ClaimedJob } from '../ports/storage.js';
+import { noTelemetry, type Telemetry } from '../ports/telemetry.js';
 import type { BatchInferenceJob, BatchInferenceJobState } from '../resources/batch-inference-jobs/batch-inference-job-schema.js';
 import type { Dataset } from '../resources/datasets/dataset-schema.js';
 import type { ChatCompletionOutcome, ChatModelClient } from '../responses/model-client.js';
@@ -95,6 +96,7 @@ export class BatchInferenceRunner {
   constructor(
     private readonly options: BatchInferenceOptions = {},
     private readonly capacity?: BatchCapacity,
+    private readonly telemetry: Telemetry = noTelemetry,
   ) {
     this.handler = defineQueueHandler({
       queue: batchInferenceQueue,
@@ -467,7 +469,7 @@ export class BatchInferenceRunner {
     const body = (lines: string[]) => Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
     await ctx.storage.blobs.put(ctx, chunkBlobKey(name, chunk, queued.attempt, 'results'), body(results), 'application/jsonl');
     await ctx.storage.blobs.put(ctx, chunkBlobKey(name, chunk, queued.attempt, 'errors'), body(errors), 'application/jsonl');
-    return ctx.storage.transaction(ctx, async (tx) => {
+    const state = await ctx.storage.transaction(ctx, async (tx) => {
       const storedRun = await tx.resources.getForUpdate(ctx, run.name);
       if (!storedRun) throw new StoppedError('run record gone');
       const current = storedRun.data as unknown as BatchRunRecord;
@@ -484,6 +486,11 @@ export class BatchInferenceRunner {
       await tx.resources.update(ctx, run.name, { ...storedRun.data, rows: next.rows, attempts: next.attempts }, storedRun.etag);
       return state;
     });
+    if (state === 'JOB_STATE_RUNNING' || state === 'JOB_STATE_CANCELLED') {
+      if (counts.succeeded > 0) this.telemetry.batchRows({ outcome: 'succeeded', rows: counts.succeeded });
+      if (counts.failed > 0) this.telemetry.batchRows({ outcome: 'failed', rows: counts.failed });
+    }
+    return state;
   }
 
   /** WRITING_RESULTS (→ COMPLETED) or CANCELLED: the committed chunks go to the output dataset, once. */

@@ -4,11 +4,12 @@ import type { Binder, Contribution, GatewayPlugin, LifecycleContext, LifecycleHo
 import { PLUGIN_API_VERSION } from './plugin.js';
 import type { Dependency, Token } from './token.js';
 import {
-  authenticatorToken, clockToken, configToken, idGeneratorToken, lifecycleHooksToken, loggerToken, storageToken,
+  authenticatorToken, clockToken, observersToken, telemetryToken, configToken, idGeneratorToken, lifecycleHooksToken, loggerToken, storageToken,
 } from './tokens.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { randomIdGenerator, type IdGenerator } from '../ports/id-generator.js';
 import { silentLogger, type GatewayLogger } from '../ports/logger.js';
+import { combineObservers, type TelemetryObserver } from '../ports/telemetry.js';
 
 export interface CreateGatewayOptions {
   readonly plugins: readonly GatewayPlugin[];
@@ -119,6 +120,7 @@ export function assembleGateway(options: CreateGatewayOptions & { readonly modul
   container.bindValue('gateway', loggerToken, logger, false);
   container.bindValue('gateway', clockToken, options.clock ?? systemClock, false);
   container.bindValue('gateway', idGeneratorToken, options.ids ?? randomIdGenerator, false);
+  container.bind('gateway', telemetryToken, [observersToken], (observers) => combineObservers(observers as readonly TelemetryObserver[]), false);
 
   const binderFor = (owner: string): Binder => ({
     bind: (binding) => container.bind(owner, binding.token, binding.deps, binding.factory as (...args: unknown[]) => unknown, binding.override ?? false),

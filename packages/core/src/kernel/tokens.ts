@@ -21,6 +21,7 @@ import type { WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { Trainer } from '../ports/trainer.js';
 import type { ImageEngine, SafetyChecker } from '../ports/image-engine.js';
 import type { EvaluatorRunner } from '../ports/evaluator-runner.js';
+import type { MetricsEndpoint, Telemetry, TelemetryObserver } from '../ports/telemetry.js';
 
 // Gateway settings and ports.
 export const configToken = createToken<GatewayConfig>('GatewayConfig');
@@ -39,6 +40,12 @@ export const egressHttpToken = createToken<EgressHttp>('EgressHttp', { providedB
 /** Where features record webhooks in their own storage transaction (bound by `webhooks()` from `@berth/plugin-webhooks`). */
 export const webhookOutboxToken = createToken<WebhookOutbox>('WebhookOutbox', { providedBy: 'webhooks() from @berth/plugin-webhooks' });
 /** Decides moderated image requests and outputs (core binds the reference checker; a plugin may override it). */
+/** Every observer of the gateway's events (a metrics plugin contributes one); none by default. */
+export const observersToken = createMultiToken<TelemetryObserver>('Observers');
+/** The fan-out of every observer, what the gateway's parts call (bound by core). */
+export const telemetryToken = createToken<Telemetry>('Telemetry', { providedBy: 'core' });
+/** Metrics for the transport to serve (bound by a metrics plugin such as `metrics()` from `@berth/plugin-metrics`). */
+export const metricsEndpointToken = createToken<MetricsEndpoint>('MetricsEndpoint', { providedBy: 'metrics() from @berth/plugin-metrics' });
 export const safetyCheckerToken = createToken<SafetyChecker>('SafetyChecker', { providedBy: 'core' });
 
 // Multi-bindings.

@@ -20,3 +20,4 @@ export * from './webhook-outbox.js';
 export * from './image-engine.js';
 export * from './evaluator-runner.js';
 export * from './trainer.js';
+export * from './telemetry.js';

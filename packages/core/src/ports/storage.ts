@@ -270,4 +270,14 @@ export interface Storage {
    * serialization failures; a conflict that survives is ABORTED.
    */
   transaction<T>(ctx: RequestContext, work: (tx: StorageTransaction) => Promise<T>): Promise<T>;
+  /** Operational figures for metrics and readiness (optional: adapters without it report nothing). */
+  stats?(ctx: RequestContext): Promise<StorageStats>;
+}
+
+/** What {@link Storage.stats} reports. */
+export interface StorageStats {
+  /** Jobs that are not completed, counted by queue and state (completed jobs are left out: they only accumulate). */
+  readonly jobs: readonly { readonly queue: string; readonly state: Exclude<QueuedJobState, 'completed'>; readonly count: number }[];
+  /** The connection pool, for adapters that have one. */
+  readonly pool?: { readonly total: number; readonly idle: number; readonly waiting: number; readonly max: number };
 }

@@ -1,7 +1,7 @@
 import { definePlugin, type GatewayPlugin, type LifecycleHook } from '../kernel/plugin.js';
 import {
   acceleratorRuntimesToken, apiKeyManagerToken, clockToken, configToken, idGeneratorToken, lifecycleHooksToken, loggerToken,
-  servingAdvisorToken, storageToken,
+  servingAdvisorToken, storageToken, telemetryToken,
 } from '../kernel/tokens.js';
 import {
   batchInferenceJobServiceToken, coreServicesToken, datasetFileServiceToken, modelFileServiceToken, datasetServiceToken, deployedModelServiceToken,
@@ -54,8 +54,8 @@ export function coreModule(): GatewayPlugin {
       binder.contribute({ token: queueHandlersToken, deps: [backgroundResponsesToken], factory: (background) => background.handler });
       binder.bind({
         token: batchInferenceRunnerToken,
-        deps: [storageToken, deploymentServiceToken],
-        factory: (storage, deployments) => new BatchInferenceRunner({}, new BatchCapacity(storage, deployments)),
+        deps: [storageToken, deploymentServiceToken, telemetryToken],
+        factory: (storage, deployments, telemetry) => new BatchInferenceRunner({}, new BatchCapacity(storage, deployments), telemetry),
       });
       binder.contribute({ token: queueHandlersToken, deps: [batchInferenceRunnerToken], factory: (batch) => batch.handler });
       binder.bind({

@@ -1,5 +1,5 @@
 import { definePlugin, type GatewayPlugin } from '../kernel/plugin.js';
-import { clockToken, storageToken } from '../kernel/tokens.js';
+import { clockToken, storageToken, telemetryToken } from '../kernel/tokens.js';
 import { queueHandlersToken, queueWakeupsToken } from './tokens.js';
 import { QueueWorkerPool, type QueueWorkerPoolSettings } from '../workers/queue-worker-pool.js';
 
@@ -24,6 +24,7 @@ export function queueWorkers(options: QueueWorkersOptions = {}): GatewayPlugin {
         resolver,
         logger,
         clock: resolver.resolve(clockToken),
+        telemetry: resolver.resolve(telemetryToken),
       });
       pool.start();
       const started = pool;

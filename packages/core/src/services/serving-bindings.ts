@@ -1,5 +1,5 @@
 import type { Binder, LifecycleHook } from '../kernel/plugin.js';
-import { acceleratorRuntimesToken, clockToken, lifecycleHooksToken, loggerToken, servingDirectoryToken, storageToken } from '../kernel/tokens.js';
+import { acceleratorRuntimesToken, clockToken, lifecycleHooksToken, loggerToken, servingDirectoryToken, storageToken, telemetryToken } from '../kernel/tokens.js';
 import type { AcceleratorRuntime } from '../ports/accelerator-runtime.js';
 import type { ServingDirectory } from '../ports/serving-directory.js';
 import type { GatewayLogger } from '../ports/logger.js';
@@ -88,10 +88,10 @@ export function registerServing(binder: Binder): void {
     token: deploymentReconcilerToken,
     deps: [
       acceleratorRuntimesToken, deploymentServiceToken, deployedModelServiceToken, storageToken, clockToken, loggerToken, servingLoadToken,
-      servingOptionsToken, modelFileSourcesToken,
+      servingOptionsToken, modelFileSourcesToken, telemetryToken,
     ],
-    factory: (runtimes, deployments, deployedModels, storage, clock, logger, load, options, modelFiles) =>
-      new DeploymentReconciler({ runtimes, deployments, deployedModels, storage, clock, logger, load, options: resolveServingOptions(options), modelFiles }),
+    factory: (runtimes, deployments, deployedModels, storage, clock, logger, load, options, modelFiles, telemetry) =>
+      new DeploymentReconciler({ runtimes, deployments, deployedModels, storage, clock, logger, load, options: resolveServingOptions(options), modelFiles, telemetry }),
   });
   binder.bind({
     token: servingDirectoryToken,

@@ -12,7 +12,7 @@ import { StaleRead, type DeploymentReconcilerDependencies, type Managed } from '
  */
 export async function applyAutoscaling(
   ctx: RequestContext,
-  deps: Pick<DeploymentReconcilerDependencies, 'options' | 'clock' | 'load' | 'deployments' | 'logger'>,
+  deps: Pick<DeploymentReconcilerDependencies, 'options' | 'clock' | 'load' | 'deployments' | 'logger' | 'telemetry'>,
   m: Managed,
   data: JsonObject,
   state: DeploymentState,
@@ -28,6 +28,7 @@ export async function applyAutoscaling(
       return { ...previous, desiredReplicaCount: decision.desired };
     });
     deps.logger.info({ deployment: m.name, from: stored, to: decision.desired, reason: decision.reason }, 'autoscaled');
+    deps.telemetry?.autoscalerDecision({ deployment: m.name, reason: decision.reason, desired: decision.desired });
     return { desired: decision.desired, redo: false };
   } catch (error) {
     m.autoscaler = { ...m.autoscaler, observedDesired: stored };

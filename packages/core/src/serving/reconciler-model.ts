@@ -1,5 +1,6 @@
 import { Code } from '../errors/index.js';
 import type { Clock } from '../ports/clock.js';
+import type { Telemetry } from '../ports/telemetry.js';
 import type { GatewayLogger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
 import type { DeployedModelService } from '../resources/deployed-models/deployed-model-service.js';
@@ -61,6 +62,8 @@ export interface DeploymentReconcilerDependencies {
   readonly options: ResolvedServingOptions;
   /** Where replicas find uploaded model files. Default: no model has any. */
   readonly modelFiles?: ModelFileSources;
+  /** Hears the autoscaler's decisions. Default: nothing does. */
+  readonly telemetry?: Telemetry;
 }
 
 export interface TrackedReplica {

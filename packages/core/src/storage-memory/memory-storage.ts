@@ -1,5 +1,5 @@
 import type { RequestContext } from '../kernel/index.js';
-import type { BlobStore, JobQueue, KeyValueStore, Outbox, ResourceStore, Storage, StorageTransaction } from '../ports/index.js';
+import type { BlobStore, JobQueue, KeyValueStore, Outbox, QueuedJobState, ResourceStore, Storage, StorageStats, StorageTransaction } from '../ports/index.js';
 import { MemoryBlobStore } from './blobs.js';
 import { MemoryKeyValueStore } from './kv.js';
 import { MemoryOutbox } from './outbox.js';
@@ -57,5 +57,17 @@ export class MemoryStorage implements Storage {
         lock: async () => undefined,
       }),
     );
+  }
+
+  stats(_ctx: RequestContext): Promise<StorageStats> {
+    const counts = new Map<string, { queue: string; state: Exclude<QueuedJobState, 'completed'>; count: number }>();
+    for (const job of this.state.jobs.values()) {
+      if (job.state === 'completed') continue;
+      const key = `${job.queue}\u0000${job.state}`;
+      const entry = counts.get(key) ?? { queue: job.queue, state: job.state, count: 0 };
+      entry.count += 1;
+      counts.set(key, entry);
+    }
+    return Promise.resolve({ jobs: [...counts.values()] });
   }
 }

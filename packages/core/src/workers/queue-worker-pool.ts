@@ -5,6 +5,7 @@ import { systemContext, type RequestContext } from '../kernel/request-context.js
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { JsonValue } from '../ports/json.js';
 import { silentLogger, type GatewayLogger } from '../ports/logger.js';
+import { noTelemetry, type Telemetry } from '../ports/telemetry.js';
 import type { ClaimedJob, Storage, StorageTransaction } from '../ports/storage.js';
 import { retryDelayMs } from './backoff.js';
 import { commitJobEffects, isStaleAttempt } from './exactly-once.js';
@@ -29,6 +30,8 @@ export interface QueueWorkerPoolOptions extends QueueWorkerPoolSettings {
   readonly logger?: GatewayLogger;
   /** Source of retry times (leases use the store's clock). */
   readonly clock?: Clock;
+  /** Hears each attempt's outcome and duration. */
+  readonly telemetry?: Telemetry;
 }
 
 /** Counters since start, for tests and metrics. */
@@ -86,6 +89,7 @@ export class QueueWorkerPool {
   private readonly resolver: Resolver;
   private readonly logger: GatewayLogger;
   private readonly clock: Clock;
+  private readonly telemetry: Telemetry;
   private readonly concurrency: number;
   private readonly pollIntervalMs: number;
   private readonly stopTimeoutMs: number;
@@ -113,6 +117,7 @@ export class QueueWorkerPool {
     this.resolver = options.resolver ?? emptyResolver;
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? systemClock;
+    this.telemetry = options.telemetry ?? noTelemetry;
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   }
 
@@ -205,6 +210,8 @@ export class QueueWorkerPool {
     let committed = false;
     let renewing = false;
     const log = { queue: job.queue, jobId: job.id, attempt: job.attempt, workerId: this.workerId };
+    const startedAt = performance.now();
+    let outcome: 'completed' | 'failed' | 'lost' = 'failed';
     // Created here, outside any transaction: timers keep the async context they were created in.
     const heartbeat = setInterval(() => {
       if (renewing || finished) return;
@@ -252,21 +259,24 @@ export class QueueWorkerPool {
       }
       finished = true;
       this.stats.completed++;
+      outcome = 'completed';
     } catch (error) {
       finished = true;
-      await this.recordFailure(handler, job, error, log);
+      outcome = await this.recordFailure(handler, job, error, log);
     } finally {
       finished = true;
       clearInterval(heartbeat);
       this.running.delete(lost);
+      this.telemetry.queueJob({ queue: job.queue, outcome, durationSeconds: (performance.now() - startedAt) / 1000 });
     }
   }
 
-  private async recordFailure(handler: QueueHandler, job: ClaimedJob, error: unknown, log: Record<string, unknown>): Promise<void> {
+  /** Records a failed attempt; answers `lost` when another worker had taken the job. */
+  private async recordFailure(handler: QueueHandler, job: ClaimedJob, error: unknown, log: Record<string, unknown>): Promise<'failed' | 'lost'> {
     if (isStaleAttempt(error)) {
       this.stats.lost++;
       this.logger.warn(log, 'queue workers: another worker took the job; this attempt was fenced out');
-      return;
+      return 'lost';
     }
     const last = job.attempt >= job.maxAttempts;
     const retryAt = new Date(this.clock.now().getTime() + retryDelayMs(job.attempt, handler.backoff));
@@ -279,9 +289,10 @@ export class QueueWorkerPool {
       if (isStaleAttempt(failError)) {
         this.stats.lost++;
         this.logger.warn(log, 'queue workers: another worker took the job before its failure was recorded');
-      } else {
-        this.logger.error({ ...log, error: message(error), failError: message(failError) }, 'queue workers: could not record the failure; the lease will expire');
+        return 'lost';
       }
+      this.logger.error({ ...log, error: message(error), failError: message(failError) }, 'queue workers: could not record the failure; the lease will expire');
     }
+    return 'failed';
   }
 }

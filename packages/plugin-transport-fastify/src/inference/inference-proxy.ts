@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import {
-  authorize, Code, GatewayError, isPlainObject, unavailable,
-  silentLogger, type ChatCompletionCall, type ChatCompletionOutcome, type ChatModelClient, type ChatStreamOutcome, type GatewayLogger,
+  authorize, Code, GatewayError, isPlainObject, noTelemetry, unavailable,
+  silentLogger, type Telemetry, type ChatCompletionCall, type ChatCompletionOutcome, type ChatModelClient, type ChatStreamOutcome, type GatewayLogger,
   type InferenceErrorBody, type JsonObject, type ModelTarget, type Principal, type ReplicaLease, type RequestContext, type ServingDirectory,
 } from '@berth/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -10,6 +10,7 @@ import { clientGone, inferenceContext, type ClientAbort } from './inference-cont
 import type { InferenceRequest } from './inference-request.js';
 import { ModelRewriter, SseModelRewriter } from './model-rewrite.js';
 import { SseDataParser } from './sse-data-parser.js';
+import { InferenceMeasurement } from './inference-telemetry.js';
 import { startSse } from './start-sse.js';
 import { isConnectFailure, streamErrorEvent, upstreamErrorAnswer, upstreamFailure } from './upstream-errors.js';
 
@@ -86,6 +87,7 @@ export class InferenceProxy implements ChatModelClient {
     private readonly directory: ServingDirectory,
     options: InferenceProxyOptions = {},
     private readonly logger: GatewayLogger = silentLogger,
+    private readonly telemetry: Telemetry = noTelemetry,
   ) {
     this.options = {
       headersMs: options.headersTimeoutMs ?? 300_000,
@@ -117,7 +119,8 @@ export class InferenceProxy implements ChatModelClient {
     // any account) is the directory's call, since only it knows what the name points to.
     authorize(ctx, 'inference.use', { accountId: principal.accountId });
     const target = await this.directory.resolve(ctx, inference.model);
-    await this.exchange(ctx, ctx.abort, target, inference, (upstream, rewriter) => this.answer(upstream, rewriter, request, reply, ctx.abort));
+    const measure = this.telemetry.enabled ? new InferenceMeasurement(this.telemetry, target, inference, () => reply.elapsedTime / 1000) : undefined;
+    await this.exchange(ctx, ctx.abort, target, inference, (upstream, rewriter) => this.answer(upstream, rewriter, request, reply, ctx.abort, measure));
   }
 
   /**
@@ -274,12 +277,20 @@ export class InferenceProxy implements ChatModelClient {
     });
   }
 
-  private async answer(upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, request: FastifyRequest, reply: FastifyReply, signal: ClientAbort): Promise<void> {
+  private async answer(
+    upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, request: FastifyRequest, reply: FastifyReply, signal: ClientAbort,
+    measure: InferenceMeasurement | undefined,
+  ): Promise<void> {
     if (isEventStream(upstream)) {
-      await this.forwardStream(upstream, rewriter, request, reply, signal);
+      await this.forwardStream(upstream, rewriter, request, reply, signal, measure);
+      measure?.end(upstream.statusCode);
       return;
     }
     const body = await this.readAll(upstream, signal);
+    if (measure) {
+      measure.body(body);
+      measure.end(upstream.statusCode);
+    }
     if (upstream.statusCode >= 200 && upstream.statusCode < 300) {
       const contentType = upstream.headers['content-type'];
       const type = typeof contentType === 'string' ? contentType : 'application/json';
@@ -324,7 +335,10 @@ export class InferenceProxy implements ChatModelClient {
    * per-event model rewrite), waiting for `drain` when the client reads slower than the replica writes.
    * A failure after the first byte cannot change the status any more: it becomes a final SSE `error` event.
    */
-  private async forwardStream(upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, request: FastifyRequest, reply: FastifyReply, signal: ClientAbort): Promise<void> {
+  private async forwardStream(
+    upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, request: FastifyRequest, reply: FastifyReply, signal: ClientAbort,
+    measure: InferenceMeasurement | undefined,
+  ): Promise<void> {
     if (signal.aborted) {
       upstream.body.destroy();
       throw clientGone;
@@ -333,6 +347,7 @@ export class InferenceProxy implements ChatModelClient {
     const sse = rewriter.identity ? undefined : new SseModelRewriter(rewriter);
     try {
       for await (const chunk of upstream.body) {
+        measure?.chunk(chunk as Buffer);
         const out = sse ? sse.push(chunk as Buffer) : (chunk as Buffer);
         if (out.length > 0 && !res.write(out)) await once(res, 'drain', { signal: signal.signal });
       }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  Code, GatewayError, authorize, batchInferenceRunnerToken, coreServicesToken, servingDirectoryToken,
+  Code, GatewayError, authorize, batchInferenceRunnerToken, coreServicesToken, servingDirectoryToken, telemetryToken,
   type Gateway, type GatewayLogger, type JsonObject, type JsonSchema, type RequestContext,
 } from '@berth/core';
 import type { RouteSpec } from '../route-spec.js';
@@ -40,7 +40,7 @@ const modelsPath = '/inference/v1/models';
 export function registerInferenceRoutes(app: FastifyInstance, deps: InferenceRouteDependencies): InferenceProxy {
   const { gateway, auth } = deps;
   const routeOptions = { onRequest: auth.onRequest, ...(deps.bodyLimit !== undefined ? { bodyLimit: deps.bodyLimit } : {}) };
-  const proxy = new InferenceProxy(gateway.resolve(servingDirectoryToken), deps.options, deps.logger ?? gateway.logger);
+  const proxy = new InferenceProxy(gateway.resolve(servingDirectoryToken), deps.options, deps.logger ?? gateway.logger, gateway.resolve(telemetryToken));
   app.addHook('onClose', async () => proxy.close());
   // This instance's queue workers run batch inference rows over the proxy (the routing chat completions
   // take). Before the server closes, running jobs are handed back to the queue, to resume elsewhere.

@@ -1,0 +1,172 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type {
+  AutoscalerDecisionEvent, BatchRowsEvent, HttpRequestEvent, InferenceEvent, QueueJobEvent, StorageStats, TelemetryObserver,
+  WebhookDeliveryEvent,
+} from '@berth/core';
+
+/** Latency buckets (seconds) for HTTP requests and queue jobs: 1 ms to 60 s. */
+const requestBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Time to first token: 10 ms to 60 s. */
+const firstTokenBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Gaps between tokens: 1 ms to 2.5 s. */
+const interTokenBuckets = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.25, 2.5];
+
+/** What the gauges read at scrape time. */
+export interface GaugeReadings {
+  readonly replicas: readonly { readonly deployment: string; readonly phase: string; readonly count: number }[];
+  /** Undefined when the storage adapter reports no stats, or reading them failed (`storageUp` then says which). */
+  readonly storage?: StorageStats;
+  /** 1 when the storage answered the scrape's read, 0 when it failed; undefined when it reports no stats. */
+  readonly storageUp?: 0 | 1;
+}
+
+interface HttpSeries {
+  readonly count: Counter.Internal;
+  readonly duration: Histogram.Internal<'method' | 'route' | 'status'>;
+}
+
+/**
+ * Every Berth metric in one prom-client {@link Registry} of its own (never the global one: two gateways in
+ * one process keep separate figures). Observes the gateway's telemetry events; gauges are set from
+ * {@link GaugeReadings} just before each scrape. Labels are fixed enums and account resource names only.
+ */
+export class GatewayMetrics implements TelemetryObserver {
+  readonly registry = new Registry();
+  // The labelled children of the request series, cached: looking them up by label values costs a hash per call.
+  private readonly httpSeries = new Map<string, HttpSeries>();
+
+  private readonly httpRequests = new Counter({
+    name: 'berth_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'], registers: [this.registry],
+  });
+  private readonly httpDuration = new Histogram({
+    name: 'berth_http_request_duration_seconds', help: 'Time from a request\'s arrival to its answer\'s end, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'], buckets: requestBuckets, registers: [this.registry],
+  });
+  private readonly inferenceRequests = new Counter({
+    name: 'berth_inference_requests_total', help: 'Inference calls a model replica answered, by deployment, model, operation, streaming and status.',
+    labelNames: ['deployment', 'model', 'operation', 'stream', 'status'], registers: [this.registry],
+  });
+  private readonly promptTokens = new Counter({
+    name: 'berth_inference_prompt_tokens_total', help: 'Tokens in (prompt), as the replica\'s usage reports them.',
+    labelNames: ['deployment', 'model'], registers: [this.registry],
+  });
+  private readonly completionTokens = new Counter({
+    name: 'berth_inference_completion_tokens_total', help: 'Tokens out (completion), as the replica\'s usage reports them.',
+    labelNames: ['deployment', 'model'], registers: [this.registry],
+  });
+  private readonly firstToken = new Histogram({
+    name: 'berth_inference_time_to_first_token_seconds', help: 'Streamed answers: from the request\'s arrival to the first chunk of the answer.',
+    labelNames: ['deployment', 'model'], buckets: firstTokenBuckets, registers: [this.registry],
+  });
+  private readonly interToken = new Histogram({
+    name: 'berth_inference_inter_token_latency_seconds', help: 'Streamed answers: the gaps between consecutive chunks.',
+    labelNames: ['deployment', 'model'], buckets: interTokenBuckets, registers: [this.registry],
+  });
+  private readonly replicas = new Gauge({
+    name: 'berth_replicas', help: 'Replicas of each deployment by phase (pending_scheduling, downloading, initializing, ready, failed, stopped).',
+    labelNames: ['deployment', 'phase'], registers: [this.registry],
+  });
+  private readonly autoscalerDecisions = new Counter({
+    name: 'berth_autoscaler_decisions_total', help: 'Autoscaler decisions that changed a deployment\'s desired replica count, by reason.',
+    labelNames: ['deployment', 'reason'], registers: [this.registry],
+  });
+  private readonly desiredReplicas = new Gauge({
+    name: 'berth_autoscaler_desired_replicas', help: 'The replica count the autoscaler last decided on.',
+    labelNames: ['deployment'], registers: [this.registry],
+  });
+  private readonly queueJobs = new Gauge({
+    name: 'berth_queue_jobs', help: 'Jobs of the durable queue not yet completed, by queue and state (queued is the queue depth; failed are dead-lettered).',
+    labelNames: ['queue', 'state'], registers: [this.registry],
+  });
+  private readonly jobRuns = new Counter({
+    name: 'berth_queue_job_runs_total', help: 'Job attempts this instance ran, by queue and outcome (completed, failed, lost to another worker).',
+    labelNames: ['queue', 'outcome'], registers: [this.registry],
+  });
+  private readonly jobDuration = new Histogram({
+    name: 'berth_queue_job_duration_seconds', help: 'Duration of job attempts, by queue and outcome.',
+    labelNames: ['queue', 'outcome'], buckets: requestBuckets, registers: [this.registry],
+  });
+  private readonly batchRowCount = new Counter({
+    name: 'berth_batch_rows_total', help: 'Batch inference rows processed, by outcome.',
+    labelNames: ['outcome'], registers: [this.registry],
+  });
+  private readonly webhookDeliveries = new Counter({
+    name: 'berth_webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered, retried, dead-lettered).',
+    labelNames: ['outcome'], registers: [this.registry],
+  });
+  private readonly storageUp = new Gauge({
+    name: 'berth_storage_up', help: '1 when the storage answered the last scrape\'s read, 0 when it failed.', registers: [this.registry],
+  });
+  private readonly poolConnections = new Gauge({
+    name: 'berth_storage_pool_connections', help: 'Storage connection pool: open (total), idle, and callers waiting for a connection.',
+    labelNames: ['state'], registers: [this.registry],
+  });
+  private readonly poolMax = new Gauge({
+    name: 'berth_storage_pool_max_connections', help: 'Storage connection pool size limit.', registers: [this.registry],
+  });
+
+  constructor(options: { readonly processMetrics?: boolean } = {}) {
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'berth_' });
+  }
+
+  httpRequest(event: HttpRequestEvent): void {
+    const key = `${event.method} ${event.status} ${event.route}`;
+    let series = this.httpSeries.get(key);
+    if (series === undefined) {
+      const labels = { method: event.method, route: event.route, status: String(event.status) };
+      series = { count: this.httpRequests.labels(labels), duration: this.httpDuration.labels(labels) };
+      this.httpSeries.set(key, series);
+    }
+    series.count.inc();
+    series.duration.observe(event.durationSeconds);
+  }
+
+  inference(event: InferenceEvent): void {
+    const labels = { deployment: event.deployment, model: event.model };
+    this.inferenceRequests.inc({ ...labels, operation: event.operation, stream: String(event.stream), status: String(event.status) });
+    if (event.promptTokens !== undefined) this.promptTokens.inc(labels, event.promptTokens);
+    if (event.completionTokens !== undefined) this.completionTokens.inc(labels, event.completionTokens);
+    if (event.timeToFirstTokenSeconds !== undefined) this.firstToken.observe(labels, event.timeToFirstTokenSeconds);
+    if (event.interTokenSeconds !== undefined && event.interTokenSeconds.length > 0) {
+      const child = this.interToken.labels(labels);
+      for (const gap of event.interTokenSeconds) child.observe(gap);
+    }
+  }
+
+  autoscalerDecision(event: AutoscalerDecisionEvent): void {
+    this.autoscalerDecisions.inc({ deployment: event.deployment, reason: event.reason });
+    this.desiredReplicas.set({ deployment: event.deployment }, event.desired);
+  }
+
+  queueJob(event: QueueJobEvent): void {
+    const labels = { queue: event.queue, outcome: event.outcome };
+    this.jobRuns.inc(labels);
+    this.jobDuration.observe(labels, event.durationSeconds);
+  }
+
+  batchRows(event: BatchRowsEvent): void {
+    this.batchRowCount.inc({ outcome: event.outcome }, event.rows);
+  }
+
+  webhookDelivery(event: WebhookDeliveryEvent): void {
+    this.webhookDeliveries.inc({ outcome: event.outcome });
+  }
+
+  /** Sets the gauges from `readings` (series that vanished, such as a deleted deployment's, are dropped). */
+  setGauges(readings: GaugeReadings): void {
+    this.replicas.reset();
+    for (const { deployment, phase, count } of readings.replicas) this.replicas.set({ deployment, phase }, count);
+    if (readings.storageUp !== undefined) this.storageUp.set(readings.storageUp);
+    if (readings.storage === undefined) return;
+    this.queueJobs.reset();
+    for (const { queue, state, count } of readings.storage.jobs) this.queueJobs.set({ queue, state }, count);
+    const pool = readings.storage.pool;
+    if (pool !== undefined) {
+      this.poolConnections.set({ state: 'total' }, pool.total);
+      this.poolConnections.set({ state: 'idle' }, pool.idle);
+      this.poolConnections.set({ state: 'waiting' }, pool.waiting);
+      this.poolMax.set(pool.max);
+    }
+  }
+}
