@@ -64,6 +64,8 @@ describe('spec endpoints 1–10 over HTTP', () => {
   });
 
   it('6 GET reinforcement fine-tuning job and 7 GET / 9 list batch inference jobs', async () => {
+    const judge = await h.call('POST', `${v1}/evaluators`, { body: { evaluatorId: 'judge', evaluator: { criteria: [{ name: 'exact', type: 'EXACT_MATCH', exactMatch: {} }] } } });
+    expect(judge.status, JSON.stringify(judge.body)).toBe(200);
     const rft = await h.call('POST', `${v1}/reinforcementFineTuningJobs?reinforcementFineTuningJobId=rft1`, {
       body: { dataset: `accounts/${account}/datasets/chats`, evaluator: `accounts/${account}/evaluators/judge`, trainingConfig: { baseModel: `accounts/${account}/models/llama-8b` } },
     });
@@ -71,7 +73,7 @@ describe('spec endpoints 1–10 over HTTP', () => {
     const gotRft = await h.call('GET', `${v1}/reinforcementFineTuningJobs/rft1`);
     expect(gotRft.body).toMatchObject({ state: 'JOB_STATE_CREATING', chunkSize: 200, nodeCount: 1 });
     const tracked = await h.call('POST', `${v1}/reinforcementFineTuningJobs?reinforcementFineTuningJobId=rft2`, {
-      body: { dataset: `accounts/${account}/datasets/chats`, evaluator: `accounts/${account}/evaluators/judge`, trackerConfig: { enabled: true, apiKey: 'tracker-secret-abcd' } },
+      body: { dataset: `accounts/${account}/datasets/chats`, evaluator: `accounts/${account}/evaluators/judge`, trainingConfig: { baseModel: `accounts/${account}/models/llama-8b` }, trackerConfig: { enabled: true, apiKey: 'tracker-secret-abcd' } },
     });
     expect(tracked.body.trackerConfig).toEqual({ enabled: true, apiKey: '****abcd' });
     const listed = await h.call('GET', `${v1}/reinforcementFineTuningJobs`);

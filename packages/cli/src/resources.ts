@@ -200,7 +200,7 @@ export const resources: readonly ResourceSpec[] = [
     watch: 'job',
     methods: [
       { command: 'cancel', verb: 'cancel', method: 'POST', description: 'stop a running job', done: 'cancelled' },
-      { command: 'resume', verb: 'resume', method: 'POST', description: 'resume a failed or paused job', done: 'resumed' },
+      { command: 'resume', verb: 'resume', method: 'POST', description: 'resume a failed, paused or cancelled job from its last checkpoint', done: 'resumed' },
     ],
   },
   {

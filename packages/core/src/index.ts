@@ -20,6 +20,7 @@ export * from './serving/index.js';
 export * from './workers/index.js';
 export * from './responses/index.js';
 export * from './batch/index.js';
+export * from './rft/index.js';
 export * from './outbound/index.js';
 export * from './images/index.js';
 export * from './blobs/index.js';

@@ -12,7 +12,7 @@
  *   autoscaler takes it from there and scales it down once the job's traffic ends.
  * - A model with no deployment gets a temporary one, made from the model's defaults (precision, accelerator
  *   type and count) by `DeploymentService.create`. Temporary deployments are shared: one per (model,
- *   precision) in an account, held by the jobs using it and deleted when the last holder ends. The
+ *   precision, add-ons enabled or not: fine-tuning jobs ask for `enableAddons`) in an account, held by the jobs using it and deleted when the last holder ends. The
  *   holders live in one record per model (`accounts/a/batchTemporaryDeployments/<model key>`) changed
  *   under the model's invariant lock, so two jobs starting at once join one deployment; a deletion is
  *   marked on the record before the deployment is deleted and unmarked after, so a crash in between is
@@ -29,7 +29,7 @@ import type { ModelTarget } from '../ports/serving-directory.js';
 import type { ResourceStore, Storage } from '../ports/storage.js';
 import { batchInferenceJobTerminalStates } from '../resources/batch-inference-jobs/batch-inference-job-state-machine.js';
 import type { BatchInferenceJob } from '../resources/batch-inference-jobs/batch-inference-job-schema.js';
-import { readJob } from '../resources/batch-inference-jobs/batch-inference-job-runs.js';
+import { reinforcementFineTuningJobStoppedStates } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-state-machine.js';
 import { acceleratorTypeValues, isSpecifiedPrecision, specDefaultAcceleratorType } from '../resources/common/schema-parts.js';
 import { deploymentFields } from '../resources/deployments/deployment-fields.js';
 import { assertDeployableBaseModel } from '../resources/deployments/deployment-rules.js';
@@ -43,6 +43,8 @@ export const temporaryDeploymentsCollection = 'batchTemporaryDeployments';
 /** One temporary deployment of a model: its precision, the jobs holding it, and whether it is being deleted. */
 export interface TemporaryDeploymentEntry {
   readonly precision: string;
+  /** True when the deployment enables add-ons (made for jobs that serve an add-on, e.g. a fine-tuning job's policy). */
+  readonly addons?: boolean;
   readonly deployment: string;
   holders: string[];
   /** Set (with no holders) once the last holder released it: the deployment is deleted, then the entry removed. */
@@ -58,6 +60,15 @@ export interface TemporaryDeploymentsRecord {
 
 /** Resolves a model as inference does (the serving directory's `resolve`, with the caller's rights). */
 export type ResolveModel = (model: string) => Promise<ModelTarget>;
+
+/** The job asking for capacity: a batch inference job, or a reinforcement fine-tuning job's rollouts (`model` its base). */
+export type CapacityJob = Pick<BatchInferenceJob, 'name' | 'model' | 'precision'>;
+
+/** What the job needs of the deployment beyond the model and precision. */
+export interface CapacityNeeds {
+  /** The deployment must enable add-ons (`enableAddons`): the job serves add-ons on it. */
+  readonly addons?: boolean;
+}
 
 /** Where a job's rows go. */
 export interface JobCapacity {
@@ -97,10 +108,16 @@ export async function temporaryDeploymentRecords(ctx: RequestContext, storage: P
   return items.map((item) => item.data as unknown as TemporaryDeploymentsRecord);
 }
 
-/** True when the job `jobName` exists and has not stopped (it may still send rows). */
+const stoppedJobStates: ReadonlySet<string> = new Set([...batchInferenceJobTerminalStates, ...reinforcementFineTuningJobStoppedStates]);
+
+/** True when the job `jobName` (batch or reinforcement fine-tuning) exists and has not stopped (it may still send rows). */
 async function stillWorking(ctx: RequestContext, store: ResourceStore, jobName: string): Promise<boolean> {
-  const job = await readJob(ctx, store, jobName);
-  return job !== undefined && !batchInferenceJobTerminalStates.includes(job.state ?? 'JOB_STATE_UNSPECIFIED');
+  const job = (await store.get(ctx, jobName))?.data;
+  return job !== undefined && !stoppedJobStates.has(typeof job.state === 'string' ? job.state : 'JOB_STATE_UNSPECIFIED');
+}
+
+function addonsMet(deployment: Pick<Deployment, 'enableAddons'>, needs: CapacityNeeds): boolean {
+  return needs.addons !== true || deployment.enableAddons === true;
 }
 
 export class BatchCapacity {
@@ -113,19 +130,20 @@ export class BatchCapacity {
    * The deployment `job`'s rows go to, joining (or creating the record of) a temporary deployment when
    * that is needed. Does not wait for replicas: see {@link ready}. `resolve` is the serving directory's, with
    * the job creator's rights; what is created or scaled is done with `ctx` (the worker's, as the autoscaler).
-   * `precisionRequested` is true when the job's creator named the precision.
+   * `precisionRequested` is true when the job's creator named the precision. With `needs.addons` only a
+   * deployment that enables add-ons is used (else a temporary one that does).
    * @throws FAILED_PRECONDITION when the model cannot get a deployment (an add-on without a deployed base,
    *   a model that is not READY); the serving directory's errors otherwise.
    */
-  async provide(ctx: RequestContext, resolve: ResolveModel, job: BatchInferenceJob, precisionRequested: boolean): Promise<JobCapacity> {
+  async provide(ctx: RequestContext, resolve: ResolveModel, job: CapacityJob, precisionRequested: boolean, needs: CapacityNeeds = {}): Promise<JobCapacity> {
     const model = job.model ?? '';
     const jobName = job.name ?? '';
     const precision = job.precision;
     for (let round = 0; ; round += 1) {
-      const chosen = await this.choose(ctx, resolve, model, precision, precisionRequested);
-      const joined = await this.join(ctx, model, jobName, precision ?? 'PRECISION_UNSPECIFIED', chosen);
+      const chosen = await this.choose(ctx, resolve, model, precision, precisionRequested, needs);
+      const joined = await this.join(ctx, model, jobName, precision ?? 'PRECISION_UNSPECIFIED', chosen, needs);
       if (joined) {
-        if (joined.temporary) await this.ensureTemporary(ctx, model, joined.deployment, precision);
+        if (joined.temporary) await this.ensureTemporary(ctx, model, joined.deployment, precision, needs);
         return joined;
       }
       // The deployment chosen was deleted in between (a temporary one released by its last holder): choose again.
@@ -134,7 +152,9 @@ export class BatchCapacity {
   }
 
   /** An existing deployment serving the model at the precision (undefined: a temporary one is needed). */
-  private async choose(ctx: RequestContext, resolve: ResolveModel, model: string, precision: string | undefined, precisionRequested: boolean): Promise<string | undefined> {
+  private async choose(
+    ctx: RequestContext, resolve: ResolveModel, model: string, precision: string | undefined, precisionRequested: boolean, needs: CapacityNeeds,
+  ): Promise<string | undefined> {
     let resolved: string | undefined;
     try {
       resolved = (await resolve(model)).deployment;
@@ -143,20 +163,20 @@ export class BatchCapacity {
     }
     if (resolved !== undefined) {
       const deployment = await this.read(ctx, resolved);
-      if (deployment && servesPrecision(deployment, precision)) return resolved;
+      if (deployment && servesPrecision(deployment, precision) && addonsMet(deployment, needs)) return resolved;
     }
-    const other = await this.liveDeploymentAt(ctx, model, precision);
+    const other = await this.liveDeploymentAt(ctx, model, precision, needs);
     if (other !== undefined) return other;
-    return precisionRequested ? undefined : resolved;
+    return precisionRequested || needs.addons === true ? undefined : resolved;
   }
 
-  private async liveDeploymentAt(ctx: RequestContext, model: string, precision: string | undefined): Promise<string | undefined> {
+  private async liveDeploymentAt(ctx: RequestContext, model: string, precision: string | undefined, needs: CapacityNeeds): Promise<string | undefined> {
     const { accountId } = parseResourceName(model, 'models');
     const filter = parseFilter(`base_model = ${JSON.stringify(model)}`, deploymentFields);
     const result = await this.storage.resources.list(ctx, {
       parent: `accounts/${accountId}`, collection: 'deployments', ...(filter ? { filter } : {}), orderBy: byCreateTime, pageSize: 200,
     });
-    const found = result.items.map((i) => i.data as Deployment).find((d) => !notServing.has(d.state ?? '') && servesPrecision(d, precision));
+    const found = result.items.map((i) => i.data as Deployment).find((d) => !notServing.has(d.state ?? '') && servesPrecision(d, precision) && addonsMet(d, needs));
     return found?.name;
   }
 
@@ -165,7 +185,7 @@ export class BatchCapacity {
    * chosen → the live temporary one at the precision (joined) or a new entry naming a new deployment.
    * Undefined when the chosen deployment is being deleted.
    */
-  private async join(ctx: RequestContext, model: string, jobName: string, precision: string, chosen: string | undefined): Promise<JobCapacity | undefined> {
+  private async join(ctx: RequestContext, model: string, jobName: string, precision: string, chosen: string | undefined, needs: CapacityNeeds): Promise<JobCapacity | undefined> {
     const recordName = recordNameOf(model);
     return this.storage.transaction(ctx, async (tx) => {
       await tx.lock(ctx, lockKeyOf(model));
@@ -189,10 +209,11 @@ export class BatchCapacity {
           return deployment && !gone.has(deployment.state ?? '') ? { deployment: chosen, temporary: false } : undefined;
         }
       } else {
-        entry = record.entries.find((e) => !e.releasing && e.precision === precision);
+        const addons = needs.addons === true;
+        entry = record.entries.find((e) => !e.releasing && e.precision === precision && (e.addons === true) === addons);
         if (!entry) {
           const { accountId } = parseResourceName(model, 'models');
-          entry = { precision, deployment: `accounts/${accountId}/deployments/batch-${randomBytes(6).toString('hex')}`, holders: [] };
+          entry = { precision, ...(addons ? { addons } : {}), deployment: `accounts/${accountId}/deployments/batch-${randomBytes(6).toString('hex')}`, holders: [] };
           record.entries.push(entry);
         }
       }
@@ -203,7 +224,7 @@ export class BatchCapacity {
   }
 
   /** Creates the temporary deployment when it does not exist yet (idempotent: any holder may, after a crash). */
-  private async ensureTemporary(ctx: RequestContext, model: string, deployment: string, precision: string | undefined): Promise<void> {
+  private async ensureTemporary(ctx: RequestContext, model: string, deployment: string, precision: string | undefined, needs: CapacityNeeds): Promise<void> {
     if (await this.read(ctx, deployment)) return;
     const modelRecord = (await this.storage.resources.get(ctx, model))?.data as Model | undefined;
     if (!modelRecord) throw failedPrecondition(`model ${model} no longer exists`);
@@ -218,9 +239,10 @@ export class BatchCapacity {
     const body: JsonObject = {
       baseModel: model,
       displayName: `Batch jobs: ${parseResourceName(model, 'models').id}`.slice(0, 63),
-      description: 'Temporary deployment made by batch inference jobs; deleted when the last job using it ends.',
+      description: 'Temporary deployment made by batch inference or fine-tuning jobs; deleted when the last job using it ends.',
       minReplicaCount: 0,
       maxReplicaCount: 1,
+      ...(needs.addons === true ? { enableAddons: true } : {}),
       ...(isSpecifiedPrecision(precision) ? { precision } : {}),
     };
     // The spec's default accelerator type first; when it cannot run the precision, the first type that can.
@@ -269,7 +291,7 @@ export class BatchCapacity {
    * a deletion an earlier call began (after a crash).
    */
   async release(ctx: RequestContext, jobName: string): Promise<void> {
-    const { accountId } = parseResourceName(jobName, 'batchInferenceJobs');
+    const accountId = jobName.split('/')[1] ?? '';
     for (const record of await temporaryDeploymentRecords(ctx, this.storage, accountId)) {
       if (!record.entries.some((e) => e.releasing || e.holders.length > 0)) continue;
       const toDelete = await this.dropHolder(ctx, record.model, record.name, jobName);

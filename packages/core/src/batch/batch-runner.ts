@@ -7,7 +7,7 @@
  * uncommitted chunk, which the next attempt runs again.
  */
 import { setMaxListeners } from 'node:events';
-import { AttachedRunners } from '../workers/attached-runners.js';
+import { AttachedClientJobRunner, sleepUnlessAborted } from '../workers/job-stops.js';
 import type { JsonObject } from '../contracts/json.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import { Code, GatewayError, isGatewayError } from '../errors/index.js';
@@ -19,7 +19,7 @@ import type { BatchInferenceJob, BatchInferenceJobState } from '../resources/bat
 import type { Dataset } from '../resources/datasets/dataset-schema.js';
 import type { ChatCompletionOutcome, ChatModelClient } from '../responses/model-client.js';
 import type { BackoffOptions } from '../workers/backoff.js';
-import { defineQueueHandler, queueHandlerTiming, type AtLeastOnceQueueHandler, type QueueJobContext } from '../workers/queue-handler.js';
+import type { QueueJobContext } from '../workers/queue-handler.js';
 import { defaultOutputPartBytes, prepareOutputDataset, removeChunkFiles, writeOutput } from './batch-output.js';
 import { RowStoppedError, runPipeline } from './batch-pipeline.js';
 import { jobDefaults, parseBatchRow, type BatchInferenceParameters } from './batch-rows.js';
@@ -83,12 +83,7 @@ interface RowOutcome {
  * owns no HTTP client to replicas. A job claimed while no client is attached fails its attempt (retried
  * with backoff, when an instance serving inference may take it).
  */
-export class BatchInferenceRunner {
-  private readonly clients = new AttachedRunners<ChatModelClient>();
-  /** Stop signals of the jobs this instance runs now (aborted by {@link handOver}). */
-  private readonly running = new Set<AbortController>();
-  readonly handler: AtLeastOnceQueueHandler;
-
+export class BatchInferenceRunner extends AttachedClientJobRunner<ChatModelClient> {
   /**
    * @param capacity gives jobs capacity (scale from zero, temporary deployments). Without it a job uses
    *   the model's deployment as it stands and fails in VALIDATING when the model has none.
@@ -98,30 +93,10 @@ export class BatchInferenceRunner {
     private readonly capacity?: BatchCapacity,
     private readonly telemetry: Telemetry = noTelemetry,
   ) {
-    this.handler = defineQueueHandler({
-      queue: batchInferenceQueue,
-      ...queueHandlerTiming(options),
-      handle: (ctx, job) => this.handle(ctx, job),
-    });
+    super(batchInferenceQueue, options, handOverReason);
   }
 
-  /** Makes `client` send this instance's batch rows (the first attached is used). Returns the detach. */
-  attach(client: ChatModelClient): () => void {
-    return this.clients.attach(client);
-  }
-
-  /**
-   * Stops the jobs this instance runs without finishing them (the server is closing): their uncommitted
-   * chunk is dropped and the attempt fails, so another instance (or this one restarted) resumes them.
-   */
-  handOver(): void {
-    for (const stop of this.running) stop.abort(handOverReason);
-  }
-
-  private async handle(ctx: QueueJobContext, queued: ClaimedJob): Promise<void> {
-    const payload = queued.payload;
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof payload.name !== 'string') return;
-    const name = payload.name;
+  protected async handleJob(ctx: QueueJobContext, queued: ClaimedJob, name: string): Promise<void> {
     try {
       await this.advance(ctx, queued, name);
     } catch (error) {
@@ -233,7 +208,7 @@ export class BatchInferenceRunner {
     const name = job.name ?? '';
     const run = await readRun(ctx, ctx.storage.resources, name);
     if (!run) throw new Error(`${name} has no run record`);
-    const { stop, end } = this.stopSignal(ctx);
+    const { stop, end } = this.stops.open(ctx);
     try {
       let chosen: JobCapacity;
       try {
@@ -258,26 +233,11 @@ export class BatchInferenceRunner {
           await this.fail(ctx, name, error.code, `no capacity for model ${job.model ?? ''}: ${error.message}`);
           return readJob(ctx, ctx.storage.resources, name);
         }
-        await sleep(this.options.capacityPollMs ?? 500, stop.signal);
+        await sleepUnlessAborted(this.options.capacityPollMs ?? 500, stop.signal);
       }
     } finally {
       end();
     }
-  }
-
-  /** A stop signal for work on a job: aborted by {@link handOver} or when the worker loses the job. Call `end` when the work ends. */
-  private stopSignal(ctx: QueueJobContext): { stop: AbortController; end: () => void } {
-    const stop = new AbortController();
-    this.running.add(stop);
-    const onAbort = () => stop.abort();
-    ctx.signal.addEventListener('abort', onAbort);
-    return {
-      stop,
-      end: () => {
-        this.running.delete(stop);
-        ctx.signal.removeEventListener('abort', onAbort);
-      },
-    };
   }
 
   private directory(ctx: QueueJobContext): ServingDirectory {
@@ -295,7 +255,7 @@ export class BatchInferenceRunner {
     if (!client) throw new GatewayError(Code.UNAVAILABLE, 'this gateway instance serves no inference to run batch jobs', { reason: 'NO_RUNNER' });
     const run = await readRun(ctx, ctx.storage.resources, name);
     if (!run) throw new Error(`${name} has no run record`);
-    const { stop, end } = this.stopSignal(ctx);
+    const { stop, end } = this.stops.open(ctx);
     const poll = setInterval(() => {
       void readJob(ctx, ctx.storage.resources, name).then((current) => {
         if (current?.state !== 'JOB_STATE_RUNNING') stop.abort();
@@ -416,7 +376,7 @@ export class BatchInferenceRunner {
         const transient = isGatewayError(error) && transientCodes.has(error.code);
         if (ctx.signal?.aborted) throw new RowStoppedError('stopped');
         if (transient && attempt < retries) {
-          await sleep(base * 2 ** attempt, ctx.signal);
+          await sleepUnlessAborted(base * 2 ** attempt, ctx.signal);
           continue;
         }
         const code = isGatewayError(error) ? error.code.toLowerCase() : 'internal';
@@ -424,7 +384,7 @@ export class BatchInferenceRunner {
       }
       if (!outcome.ok) {
         if (transientStatuses.has(outcome.status) && attempt < retries) {
-          await sleep(base * 2 ** attempt, ctx.signal);
+          await sleepUnlessAborted(base * 2 ** attempt, ctx.signal);
           continue;
         }
         return failed(row.customId, outcome.error.code ?? outcome.error.type, outcome.error.message, outcome.status);
@@ -525,17 +485,4 @@ function numberOf(value: unknown): number {
 function parseJobName(name: string): { accountId: string; id: string } {
   const parts = name.split('/');
   return { accountId: parts[1] ?? '', id: parts[3] ?? '' };
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

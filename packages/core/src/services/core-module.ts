@@ -17,6 +17,9 @@ import { QueueWakeups } from '../workers/queue-wakeups.js';
 import { BatchInferenceRunner } from '../batch/batch-runner.js';
 import { BatchCapacity } from '../batch/batch-capacity.js';
 import { batchInferenceRunnerToken } from '../batch/tokens.js';
+import { RftJobRunner } from '../rft/rft-runner.js';
+import { ServiceRftModels } from '../rft/rft-models.js';
+import { rftJobRunnerToken } from '../rft/tokens.js';
 import { backgroundResponsesToken } from '../responses/tokens.js';
 import { ResourceEnvironment } from '../resources/common/resource-environment.js';
 import { GatewaySecrets } from '../resources/common/secrets.js';
@@ -58,6 +61,13 @@ export function coreModule(): GatewayPlugin {
         factory: (storage, deployments, telemetry) => new BatchInferenceRunner({}, new BatchCapacity(storage, deployments), telemetry),
       });
       binder.contribute({ token: queueHandlersToken, deps: [batchInferenceRunnerToken], factory: (batch) => batch.handler });
+      binder.bind({
+        token: rftJobRunnerToken,
+        deps: [storageToken, deploymentServiceToken, modelServiceToken, modelFileServiceToken, deployedModelServiceToken],
+        factory: (storage, deployments, models, modelFiles, deployedModels) =>
+          new RftJobRunner({}, new ServiceRftModels(storage, models, modelFiles, deployedModels), new BatchCapacity(storage, deployments)),
+      });
+      binder.contribute({ token: queueHandlersToken, deps: [rftJobRunnerToken], factory: (rft) => rft.handler });
       binder.bind({
         token: resourceEnvironmentToken,
         deps: [storageToken, clockToken, idGeneratorToken],

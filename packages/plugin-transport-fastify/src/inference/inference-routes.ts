@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  Code, GatewayError, authorize, batchInferenceRunnerToken, coreServicesToken, servingDirectoryToken, telemetryToken,
+  Code, GatewayError, authorize, batchInferenceRunnerToken, coreServicesToken, rftJobRunnerToken, servingDirectoryToken, telemetryToken,
   type Gateway, type GatewayLogger, type JsonObject, type JsonSchema, type RequestContext,
 } from '@berth/core';
 import type { RouteSpec } from '../route-spec.js';
@@ -46,9 +46,14 @@ export function registerInferenceRoutes(app: FastifyInstance, deps: InferenceRou
   // take). Before the server closes, running jobs are handed back to the queue, to resume elsewhere.
   const batch = gateway.resolve(batchInferenceRunnerToken);
   const detachBatch = batch.attach(proxy);
+  // Reinforcement fine-tuning jobs sample their rollouts the same way.
+  const rft = gateway.resolve(rftJobRunnerToken);
+  const detachRft = rft.attach(proxy);
   app.addHook('preClose', (done) => {
     detachBatch();
     batch.handOver();
+    detachRft();
+    rft.handOver();
     done();
   });
 

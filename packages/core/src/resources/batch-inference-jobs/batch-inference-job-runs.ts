@@ -2,6 +2,7 @@ import type { JsonObject } from '../../contracts/json.js';
 import type { Principal, RequestContext } from '../../contracts/request-context.js';
 import type { EnqueueRequest, ResourceStore, Storage, StorageTransaction } from '../../ports/storage.js';
 import { parseResourceName } from '../../names/resource-name.js';
+import { moveRecordIn, patchRecord, readRecord, type RecordMove } from '../common/job-records.js';
 import type { JobProgress } from '../common/schema-parts.js';
 import type { BatchInferenceJob, BatchInferenceJobState } from './batch-inference-job-schema.js';
 
@@ -81,32 +82,22 @@ export async function startRun(ctx: RequestContext, tx: StorageTransaction, jobN
 }
 
 export async function readJob(ctx: RequestContext, store: ResourceStore, name: string): Promise<BatchInferenceJob | undefined> {
-  return (await store.get(ctx, name))?.data as BatchInferenceJob | undefined;
+  return readRecord<BatchInferenceJob>(ctx, store, name);
 }
 
 export async function readRun(ctx: RequestContext, store: ResourceStore, jobName: string): Promise<BatchRunRecord | undefined> {
-  const found = await store.get(ctx, runRecordName(jobName));
-  return found ? (structuredClone(found.data) as unknown as BatchRunRecord) : undefined;
+  return readRecord<BatchRunRecord>(ctx, store, runRecordName(jobName));
 }
 
 /** Sets fields of a job's run record (in its own transaction); false when the record is gone. */
 export async function updateRun(
   ctx: RequestContext, storage: Pick<Storage, 'transaction'>, jobName: string, fields: Pick<BatchRunRecord, 'deployment' | 'temporaryDeployment'>,
 ): Promise<boolean> {
-  return storage.transaction(ctx, async (tx) => {
-    const stored = await tx.resources.getForUpdate(ctx, runRecordName(jobName));
-    if (!stored) return false;
-    await tx.resources.update(ctx, runRecordName(jobName), { ...stored.data, ...fields } as JsonObject, stored.etag);
-    return true;
-  });
+  return patchRecord(ctx, storage, runRecordName(jobName), fields as JsonObject);
 }
 
 /** A compare-and-set move of a job: from one of `from` to `to`, applying `change` too. */
-export interface JobMove {
-  readonly from: readonly BatchInferenceJobState[];
-  readonly to: BatchInferenceJobState;
-  readonly change?: (job: BatchInferenceJob) => void;
-}
+export type JobMove = RecordMove<BatchInferenceJobState, BatchInferenceJob>;
 
 /**
  * Applies `move` in a transaction. Answers the job as stored after the call: unchanged when its state was
@@ -118,15 +109,7 @@ export async function transitionJob(ctx: RequestContext, storage: Pick<Storage, 
 
 /** {@link transitionJob} inside an open transaction. */
 export async function updateJobIn(ctx: RequestContext, tx: StorageTransaction, name: string, move: JobMove): Promise<BatchInferenceJob | undefined> {
-  const current = await tx.resources.getForUpdate(ctx, name);
-  if (!current) return undefined;
-  const job = structuredClone(current.data) as BatchInferenceJob;
-  if (job.state === undefined || !move.from.includes(job.state)) return job;
-  job.state = move.to;
-  move.change?.(job);
-  job.updateTime = new Date().toISOString();
-  await tx.resources.update(ctx, name, job as JsonObject, current.etag);
-  return job;
+  return moveRecordIn(ctx, tx, name, move);
 }
 
 /** Counts of one chunk, added to the job's progress when the chunk commits. */

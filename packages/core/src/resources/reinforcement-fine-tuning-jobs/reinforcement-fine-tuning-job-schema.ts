@@ -11,6 +11,10 @@ export type LossMethod = (typeof lossMethodValues)[number];
 /** Limits of `chunkSize` (spec: Limits). */
 export const chunkSizeLimits = { minimum: 1, maximum: 10000, default: 200 } as const;
 export const nodeCountDefault = 1;
+/** `trainingConfig.loraRank` of a job that names none (LoRA, as most bases allow). */
+export const loraRankDefault = 8;
+/** A LoRA rank the output add-on can carry (`peftDetails.r`). */
+export const loraRankLimits = { minimum: 4, maximum: 64 } as const;
 
 export const trainingConfigSchema = {
   type: 'object',

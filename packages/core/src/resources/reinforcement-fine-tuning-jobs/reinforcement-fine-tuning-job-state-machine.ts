@@ -7,12 +7,14 @@ import { defineStateMachine } from '../common/state-machine.js';
  * alternates with IDLE (waiting on rollouts or the evaluator) and ends WRITING_RESULTS → COMPLETED, or
  * EARLY_STOPPED when a stopping criterion fires. Lost workers: RUNNING → RE_QUEUEING → PENDING.
  *
- * - PAUSED (account suspension, manual intervention) is left only by `resume` → PENDING, by failing,
- *   expiring, or being cancelled.
- * - `resume` also restarts a FAILED job (FAILED → PENDING), from its last checkpoint. CANCELLED,
- *   EARLY_STOPPED, COMPLETED and EXPIRED are final decisions and are not resumable.
- * - `cancel` moves every non-terminal state straight to CANCELLED (the trainer stops when it sees the
- *   state); CANCELLING is for a runtime that needs time to stop and later reports CANCELLED or FAILED.
+ * - PAUSED (the job's work failed too often for a reason that may pass, e.g. the trainer or capacity
+ *   unavailable: a person looks, then resumes) is left only by `resume` → PENDING, by failing, expiring,
+ *   or being cancelled.
+ * - `resume` also restarts a FAILED or CANCELLED job (→ PENDING), from its last checkpoint.
+ *   EARLY_STOPPED, COMPLETED and EXPIRED are final and are not resumable.
+ * - `cancel` moves a job whose work is queued or running to CANCELLING; its worker stops the rollouts,
+ *   records `acceleratorSeconds`, releases capacity and moves it to CANCELLED. A PAUSED job (no work
+ *   running) goes straight to CANCELLED.
  * - Terminal states lead only to the background clean-up DELETING → DELETING_CLEANING_UP; the API's
  *   DELETE removes the record at once in any state.
  */
@@ -23,7 +25,7 @@ export const reinforcementFineTuningJobStateMachine = defineStateMachine<JobStat
     JOB_STATE_UNSPECIFIED: ['JOB_STATE_CREATING'],
     JOB_STATE_CREATING: ['JOB_STATE_CREATING_INPUT_DATASET', 'JOB_STATE_VALIDATING', 'JOB_STATE_PENDING', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLING', 'JOB_STATE_CANCELLED'],
     JOB_STATE_CREATING_INPUT_DATASET: ['JOB_STATE_VALIDATING', 'JOB_STATE_PENDING', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLING', 'JOB_STATE_CANCELLED'],
-    JOB_STATE_VALIDATING: ['JOB_STATE_PENDING', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLING', 'JOB_STATE_CANCELLED'],
+    JOB_STATE_VALIDATING: ['JOB_STATE_PENDING', 'JOB_STATE_PAUSED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLING', 'JOB_STATE_CANCELLED'],
     JOB_STATE_PENDING: ['JOB_STATE_RUNNING', 'JOB_STATE_PAUSED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLING', 'JOB_STATE_CANCELLED', 'JOB_STATE_EXPIRED'],
     JOB_STATE_RUNNING: [
       'JOB_STATE_IDLE', 'JOB_STATE_WRITING_RESULTS', 'JOB_STATE_COMPLETED', 'JOB_STATE_EARLY_STOPPED', 'JOB_STATE_RE_QUEUEING',
@@ -32,12 +34,12 @@ export const reinforcementFineTuningJobStateMachine = defineStateMachine<JobStat
     JOB_STATE_IDLE: ['JOB_STATE_RUNNING', 'JOB_STATE_PAUSED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLING', 'JOB_STATE_CANCELLED'],
     JOB_STATE_RE_QUEUEING: ['JOB_STATE_PENDING', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLING', 'JOB_STATE_CANCELLED'],
     JOB_STATE_PAUSED: ['JOB_STATE_PENDING', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLING', 'JOB_STATE_CANCELLED', 'JOB_STATE_EXPIRED'],
-    JOB_STATE_WRITING_RESULTS: ['JOB_STATE_COMPLETED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLING', 'JOB_STATE_CANCELLED'],
+    JOB_STATE_WRITING_RESULTS: ['JOB_STATE_COMPLETED', 'JOB_STATE_EARLY_STOPPED', 'JOB_STATE_PAUSED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLING', 'JOB_STATE_CANCELLED'],
     JOB_STATE_CANCELLING: ['JOB_STATE_CANCELLED', 'JOB_STATE_FAILED'],
     JOB_STATE_COMPLETED: ['JOB_STATE_DELETING'],
     JOB_STATE_EARLY_STOPPED: ['JOB_STATE_DELETING'],
     JOB_STATE_FAILED: ['JOB_STATE_PENDING', 'JOB_STATE_DELETING'],
-    JOB_STATE_CANCELLED: ['JOB_STATE_DELETING'],
+    JOB_STATE_CANCELLED: ['JOB_STATE_PENDING', 'JOB_STATE_DELETING'],
     JOB_STATE_EXPIRED: ['JOB_STATE_DELETING'],
     JOB_STATE_DELETING: ['JOB_STATE_DELETING_CLEANING_UP'],
     JOB_STATE_DELETING_CLEANING_UP: [],
@@ -45,4 +47,10 @@ export const reinforcementFineTuningJobStateMachine = defineStateMachine<JobStat
 });
 
 /** States `resume` accepts; it moves them to JOB_STATE_PENDING. */
-export const reinforcementFineTuningJobResumableStates: readonly JobState[] = ['JOB_STATE_PAUSED', 'JOB_STATE_FAILED'];
+export const reinforcementFineTuningJobResumableStates: readonly JobState[] = ['JOB_STATE_PAUSED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLED'];
+
+/** States in which the job's queue work has nothing more to do (a resume or a clean-up may queue new work). */
+export const reinforcementFineTuningJobStoppedStates: readonly JobState[] = [
+  'JOB_STATE_COMPLETED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLED', 'JOB_STATE_EXPIRED', 'JOB_STATE_EARLY_STOPPED', 'JOB_STATE_PAUSED',
+  'JOB_STATE_DELETING', 'JOB_STATE_DELETING_CLEANING_UP',
+];

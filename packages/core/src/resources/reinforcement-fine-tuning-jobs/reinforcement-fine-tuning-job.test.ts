@@ -15,6 +15,7 @@ import {
   reinforcementFineTuningJobResumableStates, reinforcementFineTuningJobStateMachine,
 } from './reinforcement-fine-tuning-job-state-machine.js';
 import { ReinforcementFineTuningJobService } from './reinforcement-fine-tuning-job-service.js';
+import { reinforcementFineTuningQueue, rftRunRecordName } from './reinforcement-fine-tuning-job-runs.js';
 
 const ctx: RequestContext = {
   requestId: 'r1',
@@ -26,13 +27,20 @@ const terminal: readonly JobState[] = [
   'JOB_STATE_COMPLETED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLED', 'JOB_STATE_EXPIRED', 'JOB_STATE_EARLY_STOPPED',
   'JOB_STATE_DELETING', 'JOB_STATE_DELETING_CLEANING_UP', 'JOB_STATE_UNSPECIFIED',
 ];
-const minimal = { dataset: 'accounts/acme/datasets/train', evaluator: 'accounts/acme/evaluators/judge' };
+const minimal = { dataset: 'accounts/acme/datasets/train', evaluator: 'accounts/acme/evaluators/judge', trainingConfig: { baseModel: 'accounts/acme/models/base' } };
 
 let storage: MemoryStorage;
 let jobs: ReinforcementFineTuningJobService;
 
 async function seed(name: string, data: JsonObject = {}): Promise<void> {
   await storage.resources.create(system, name, { name, ...data });
+}
+
+/** The pieces of queue work queued for RFT jobs (claimed, so counted once). */
+async function queuedWork(): Promise<number> {
+  let count = 0;
+  while (await storage.queue.claim(system, reinforcementFineTuningQueue, 'test', 60_000)) count += 1;
+  return count;
 }
 
 async function setState(name: string, state: JobState): Promise<void> {
@@ -48,7 +56,11 @@ beforeEach(async () => {
   await seed('accounts/acme/datasets/train', { state: 'READY', format: 'RL' });
   await seed('accounts/acme/datasets/eval', { state: 'READY', format: 'RL' });
   await seed('accounts/acme/models/base', { kind: 'HUB_BASE_MODEL' });
-  await seed('accounts/acme/models/adapter', { kind: 'HUB_PEFT_ADDON' });
+  await seed('accounts/acme/models/adapter', { kind: 'HUB_PEFT_ADDON', peftDetails: { baseModel: 'accounts/acme/models/base', r: 4 } });
+  await seed('accounts/acme/models/frozen', { kind: 'HUB_BASE_MODEL', rlLoraTunable: false });
+  await seed('accounts/acme/models/full', { kind: 'HUB_BASE_MODEL', rlFullParameterTunable: true });
+  await seed('accounts/acme/evaluators/judge', { state: 'ACTIVE' });
+  await seed('accounts/acme/evaluators/broken', { state: 'BUILD_FAILED', status: { code: 'INVALID_ARGUMENT', message: 'does not compile' } });
   await seed('accounts/other/datasets/train', { state: 'READY' });
   await seed('accounts/other/models/base', { kind: 'HUB_BASE_MODEL' });
 });
@@ -78,10 +90,11 @@ describe('reinforcement fine-tuning job state machine', () => {
     }
   });
 
-  it('PAUSED and FAILED resume to PENDING', () => {
+  it('PAUSED, FAILED and CANCELLED resume to PENDING; COMPLETED and EARLY_STOPPED do not', () => {
+    expect([...reinforcementFineTuningJobResumableStates].sort()).toEqual(['JOB_STATE_CANCELLED', 'JOB_STATE_FAILED', 'JOB_STATE_PAUSED']);
     for (const state of reinforcementFineTuningJobResumableStates) expect(canTransition(machine, state, 'JOB_STATE_PENDING')).toBe(true);
-    expect(canTransition(machine, 'JOB_STATE_CANCELLED', 'JOB_STATE_PENDING')).toBe(false);
     expect(canTransition(machine, 'JOB_STATE_COMPLETED', 'JOB_STATE_PENDING')).toBe(false);
+    expect(canTransition(machine, 'JOB_STATE_EARLY_STOPPED', 'JOB_STATE_PENDING')).toBe(false);
   });
 });
 
@@ -108,7 +121,7 @@ describe('ReinforcementFineTuningJobService.create', () => {
       nodeCount: 1,
       jobProgress: { percent: 0, epoch: 0, totalInputRequests: 0, outputTokens: 0, cachedInputTokenCount: 0 },
       lossConfig: { method: 'GRPO', klBeta: 0.1 },
-      trainingConfig: { outputModel: 'accounts/acme/models/tuned' },
+      trainingConfig: { outputModel: 'accounts/acme/models/tuned', loraRank: 16 },
     });
     expect(typeof job.createTime).toBe('string');
     expect(job.completedTime).toBeUndefined();
@@ -123,7 +136,7 @@ describe('ReinforcementFineTuningJobService.create', () => {
     await expect(jobs.create(ctx, 'acme', { ...minimal, nodeCount: 0 })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'nodeCount' });
   });
 
-  it('requires dataset (existing, same account) and evaluator (form, same account)', async () => {
+  it('requires dataset (existing, same account) and evaluator (existing, same account, built)', async () => {
     await expect(jobs.create(ctx, 'acme', { evaluator: minimal.evaluator })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'dataset' });
     await expect(jobs.create(ctx, 'acme', { dataset: minimal.dataset })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'evaluator' });
     await expect(jobs.create(ctx, 'acme', { ...minimal, dataset: 'accounts/acme/datasets/none' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'dataset', reason: 'REFERENCE_NOT_FOUND' });
@@ -131,6 +144,8 @@ describe('ReinforcementFineTuningJobService.create', () => {
     await expect(jobs.create(ctx, 'acme', { ...minimal, evaluator: 'judge' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'evaluator' });
     await expect(jobs.create(ctx, 'acme', { ...minimal, evaluator: 'accounts/acme/models/judge' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'evaluator' });
     await expect(jobs.create(ctx, 'acme', { ...minimal, evaluator: 'accounts/other/evaluators/judge' })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED });
+    await expect(jobs.create(ctx, 'acme', { ...minimal, evaluator: 'accounts/acme/evaluators/none' })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'evaluator', reason: 'REFERENCE_NOT_FOUND' });
+    await expect(jobs.create(ctx, 'acme', { ...minimal, evaluator: 'accounts/acme/evaluators/broken' })).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION, field: 'evaluator', message: expect.stringContaining('does not compile') });
     // A bare dataset id is accepted and stored as the full name.
     expect((await jobs.create(ctx, 'acme', { ...minimal, dataset: 'train' })).dataset).toBe('accounts/acme/datasets/train');
   });
@@ -146,10 +161,25 @@ describe('ReinforcementFineTuningJobService.create', () => {
     await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/other/models/base' } })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED });
     await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { warmStartFrom: 'accounts/acme/models/none' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.warmStartFrom' });
     await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/acme/models/base', warmStartFrom: 'accounts/acme/models/adapter' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.warmStartFrom' });
-    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { outputModel: 'tuned' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.outputModel' });
-    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { outputModel: 'accounts/other/models/tuned' } })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED });
+    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/acme/models/base', outputModel: 'tuned' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.outputModel' });
+    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/acme/models/base', outputModel: 'accounts/other/models/tuned' } })).rejects.toMatchObject({ code: Code.PERMISSION_DENIED });
     const warm = await jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { warmStartFrom: 'accounts/acme/models/adapter' } });
-    expect(warm.trainingConfig).toEqual({ warmStartFrom: 'accounts/acme/models/adapter' });
+    expect(warm.trainingConfig).toEqual({ warmStartFrom: 'accounts/acme/models/adapter', loraRank: 4 });
+    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { warmStartFrom: 'accounts/acme/models/adapter', loraRank: 8 } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.loraRank' });
+    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { warmStartFrom: 'accounts/acme/models/base' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.warmStartFrom' });
+    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/acme/models/base', outputModel: 'accounts/acme/models/adapter' } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.outputModel' });
+  });
+
+  it('requires a base model that allows RL at the rank: LoRA unless rlLoraTunable is false, full-parameter (rank 0) only with rlFullParameterTunable', async () => {
+    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: {} })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.baseModel' });
+    expect((await jobs.create(ctx, 'acme', minimal)).trainingConfig).toEqual({ baseModel: 'accounts/acme/models/base', loraRank: 8 });
+    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/acme/models/frozen' } })).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION, message: expect.stringContaining('rlLoraTunable') });
+    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/acme/models/base', loraRank: 0 } })).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION, field: 'trainingConfig.loraRank' });
+    expect((await jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/acme/models/full', loraRank: 0 } })).trainingConfig?.loraRank).toBe(0);
+    for (const loraRank of [2, 65]) {
+      await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/acme/models/base', loraRank } })).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT, field: 'trainingConfig.loraRank' });
+    }
+    await expect(jobs.create(ctx, 'acme', { ...minimal, trainingConfig: { baseModel: 'accounts/acme/models/adapter' } })).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION, message: expect.stringContaining('is an add-on') });
   });
 
   it('accepts every lossConfig.method and rejects others', async () => {
@@ -193,13 +223,13 @@ describe('ReinforcementFineTuningJobService.create', () => {
 describe('get, list, delete', () => {
   it('gets with a readMask, lists with filter and orderBy, deletes', async () => {
     await jobs.create(ctx, 'acme', { ...minimal, lossConfig: { method: 'DPO' } }, 'a');
-    await jobs.create(ctx, 'acme', { ...minimal, lossConfig: { method: 'GRPO' }, trainingConfig: { baseModel: 'accounts/acme/models/base' } }, 'b');
+    await jobs.create(ctx, 'acme', { ...minimal, lossConfig: { method: 'GRPO' }, trainingConfig: { baseModel: 'accounts/acme/models/full' } }, 'b');
     expect(await jobs.get(ctx, 'accounts/acme/reinforcementFineTuningJobs/a', 'lossConfig.method')).toEqual({
       name: 'accounts/acme/reinforcementFineTuningJobs/a', lossConfig: { method: 'DPO' },
     });
     const grpo = await jobs.list(ctx, 'acme', { filter: 'loss_config.method = GRPO' });
     expect(grpo.items.map((j) => j.name)).toEqual(['accounts/acme/reinforcementFineTuningJobs/b']);
-    const byBase = await jobs.list(ctx, 'acme', { filter: 'training_config.base_model = "accounts/acme/models/base"' });
+    const byBase = await jobs.list(ctx, 'acme', { filter: 'training_config.base_model = "accounts/acme/models/full"' });
     expect(byBase.totalSize).toBe(1);
     await setState('accounts/acme/reinforcementFineTuningJobs/a', 'JOB_STATE_PAUSED');
     expect((await jobs.list(ctx, 'acme', { filter: 'state = JOB_STATE_PAUSED', orderBy: 'create_time desc' })).items.map((j) => j.name)).toEqual([
@@ -221,19 +251,24 @@ describe('cancel', () => {
     await jobs.create(ctx, 'acme', minimal, 'job');
   });
 
-  it('cancels a job that is not finished: answers {} and records completedTime', async () => {
+  it('moves a job whose work is queued or running to CANCELLING (its worker ends it CANCELLED); answers {}', async () => {
     expect(await jobs.cancel(ctx, name)).toEqual({});
     const job = await jobs.get(ctx, name);
-    expect(job).toMatchObject({ state: 'JOB_STATE_CANCELLED', status: { code: 'CANCELLED' } });
-    expect(typeof job.completedTime).toBe('string');
+    expect(job).toMatchObject({ state: 'JOB_STATE_CANCELLING', status: { code: 'CANCELLED' } });
+    expect(job.completedTime).toBeUndefined();
   });
 
-  it('cancels from every non-terminal state', async () => {
-    for (const state of jobStateValues.filter((s) => !terminal.includes(s))) {
+  it('cancels from every non-terminal state: a PAUSED job (nothing running) at once, with completedTime', async () => {
+    for (const state of jobStateValues.filter((s) => !terminal.includes(s) && s !== 'JOB_STATE_CANCELLING')) {
       await setState(name, state);
       await jobs.cancel(ctx, name);
-      expect((await jobs.get(ctx, name)).state, state).toBe('JOB_STATE_CANCELLED');
+      expect((await jobs.get(ctx, name)).state, state).toBe(state === 'JOB_STATE_PAUSED' ? 'JOB_STATE_CANCELLED' : 'JOB_STATE_CANCELLING');
     }
+    await setState(name, 'JOB_STATE_PAUSED');
+    await jobs.cancel(ctx, name);
+    expect(typeof (await jobs.get(ctx, name)).completedTime).toBe('string');
+    await setState(name, 'JOB_STATE_CANCELLING');
+    await expect(jobs.cancel(ctx, name)).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION });
   });
 
   it('is FAILED_PRECONDITION from a terminal state and NOT_FOUND for a missing job', async () => {
@@ -282,9 +317,24 @@ describe('resume', () => {
     await expect(jobs.resume(ctx, 'accounts/acme/reinforcementFineTuningJobs/none')).rejects.toMatchObject({ code: Code.NOT_FOUND });
   });
 
-  it('a cancelled job cannot be resumed', async () => {
+  it('a CANCELLED job resumes; each resume queues the job\'s work again under its own key', async () => {
+    await setState(name, 'JOB_STATE_PAUSED');
     await jobs.cancel(ctx, name);
-    await expect(jobs.resume(ctx, name)).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION });
+    expect((await jobs.resume(ctx, name)).state).toBe('JOB_STATE_PENDING');
+    await setState(name, 'JOB_STATE_CANCELLED');
+    await jobs.resume(ctx, name);
+    expect(await queuedWork()).toBe(3);
+    expect((await storage.resources.get(system, rftRunRecordName(name)))?.data).toMatchObject({ resumes: 2, step: 0 });
+  });
+});
+
+describe('create and delete queue the job\'s work', () => {
+  it('create stores the run record and the work in one transaction; delete queues the clean-up', async () => {
+    const job = await jobs.create(ctx, 'acme', minimal, 'w');
+    const name = job.name ?? '';
+    expect((await storage.resources.get(system, rftRunRecordName(name)))?.data).toMatchObject({ step: 0, epoch: 0, chunk: 0, principal: { email: 'admin@example.com' } });
+    await jobs.delete(ctx, name);
+    expect(await queuedWork()).toBe(2);
   });
 });
 
