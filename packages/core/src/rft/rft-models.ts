@@ -37,6 +37,11 @@ export interface RftModels {
   createOutputModel(ctx: RequestContext, name: string, input: AddonFromCheckpoint): Promise<void>;
 }
 
+/** A checkpoint file's blob key: the key prefix and the path joined by one `/` (the trainer port's rule). */
+function checkpointKey(checkpoint: TrainerCheckpoint, path: string): string {
+  return checkpoint.keyPrefix.endsWith('/') ? `${checkpoint.keyPrefix}${path}` : `${checkpoint.keyPrefix}/${path}`;
+}
+
 const byName = [{ declaration: { path: ['name'], type: 'string' }, descending: false }] as const;
 
 /** The id prefix of a job's policy add-ons: `rft-<10 hex of the job's name>-`, then `s<step>`. */
@@ -138,7 +143,7 @@ export class ServiceRftModels implements RftModels {
     const sizes = Object.fromEntries(input.checkpoint.files.map((f) => [f.path, String(f.sizeBytes)]));
     await this.modelFiles.getUploadEndpoint(ctx, name, { filenameToSize: sizes });
     for (const file of input.checkpoint.files) {
-      const source = await this.storage.blobs.getStream(ctx, `${input.checkpoint.keyPrefix}${file.path}`);
+      const source = await this.storage.blobs.getStream(ctx, checkpointKey(input.checkpoint, file.path));
       if (!source) throw failedPrecondition(`checkpoint ${input.checkpoint.step} of ${input.job} lost its file ${file.path}`, { reason: 'CHECKPOINT_MISSING' });
       await this.storage.blobs.putStream(ctx, modelFileKey(name, file.path), source.body, 'application/octet-stream');
     }
@@ -147,7 +152,7 @@ export class ServiceRftModels implements RftModels {
 
   /** The checkpoint's `adapter_config.json`: its rank and target modules (the add-on's `peftDetails`). */
   private async adapterConfig(ctx: RequestContext, checkpoint: TrainerCheckpoint): Promise<{ r: number; targetModules: string[] }> {
-    const stored = await this.storage.blobs.get(ctx, `${checkpoint.keyPrefix}adapter_config.json`);
+    const stored = await this.storage.blobs.get(ctx, checkpointKey(checkpoint, 'adapter_config.json'));
     let parsed: unknown;
     try {
       parsed = stored ? JSON.parse(Buffer.from(stored.bytes).toString('utf8')) : undefined;
