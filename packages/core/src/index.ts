@@ -26,3 +26,4 @@ export * from './images/index.js';
 export * from './blobs/index.js';
 export * from './evaluators/index.js';
 export * from './trainers/index.js';
+export * from './training-files/index.js';

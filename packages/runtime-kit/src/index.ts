@@ -11,3 +11,5 @@ export * from './vendor-runtime.js';
 export * from './accelerator-catalogue.js';
 export * from './kubernetes-adapters.js';
 export * from './model-fetcher.js';
+export * from './kubernetes-trainer-manifests.js';
+export * from './kubernetes-trainer.js';

@@ -1,10 +1,11 @@
 import { definePlugin, type GatewayPlugin, type LifecycleHook } from '../kernel/plugin.js';
+import { TrainingFiles } from '../training-files/training-files.js';
 import {
   acceleratorRuntimesToken, apiKeyManagerToken, clockToken, configToken, idGeneratorToken, lifecycleHooksToken, loggerToken,
   servingAdvisorToken, storageToken, telemetryToken,
 } from '../kernel/tokens.js';
 import {
-  batchInferenceJobServiceToken, coreServicesToken, datasetFileServiceToken, modelFileServiceToken, datasetServiceToken, deployedModelServiceToken,
+  batchInferenceJobServiceToken, coreServicesToken, trainingFilesToken, datasetFileServiceToken, modelFileServiceToken, datasetServiceToken, deployedModelServiceToken,
   deploymentDeletionGuardsToken, deploymentObserversToken, deploymentServiceToken, deploymentShapeServiceToken, gatewaySecretsToken,
   modelServiceToken, queueHandlersToken, queueWakeupsToken, reinforcementFineTuningJobServiceToken, resourceEnvironmentToken, servingLoadToken,
   servingOptionsToken, userServiceToken, evaluatorServiceToken,
@@ -90,6 +91,10 @@ export function coreModule(): GatewayPlugin {
       binder.bind({
         token: modelFileServiceToken, deps: [...env, modelServiceToken, configToken],
         factory: (e, s, m, config) => new ModelFileService(e, s, m, { maxFileBytes: config.maxModelFileBytes, maxModelBytes: config.maxModelBytes }),
+      });
+      binder.bind({
+        token: trainingFilesToken, deps: [...env, configToken],
+        factory: (e, s, config) => new TrainingFiles(e.storage.blobs, s, e.clock, { maxFileBytes: config.maxModelFileBytes }),
       });
 
       binder.contribute({

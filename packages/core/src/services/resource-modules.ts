@@ -3,7 +3,7 @@ import { acceleratorRuntimesToken, principalChangeListenersToken, servingAdvisor
 import {
   batchInferenceJobServiceToken, datasetFileServiceToken, datasetServiceToken, deployedModelServiceToken, deploymentDeletionGuardsToken,
   deploymentObserversToken, deploymentServiceToken, deploymentShapeServiceToken, gatewaySecretsToken, modelFileServiceToken, modelServiceToken,
-  reinforcementFineTuningJobServiceToken, resourceEnvironmentToken, userDeletionHooksToken, userServiceToken, evaluatorServiceToken, queueWakeupsToken,
+  reinforcementFineTuningJobServiceToken, resourceEnvironmentToken, trainingFilesToken, userDeletionHooksToken, userServiceToken, evaluatorServiceToken, queueWakeupsToken,
 } from './tokens.js';
 import { ModelService } from '../resources/models/model-service.js';
 import { modelApi } from '../resources/models/model-api.js';
@@ -25,6 +25,7 @@ import { ReinforcementFineTuningJobService } from '../resources/reinforcement-fi
 import { reinforcementFineTuningJobApi } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-api.js';
 import { EvaluatorService } from '../resources/evaluators/evaluator-service.js';
 import { evaluatorApi } from '../resources/evaluators/evaluator-api.js';
+import { trainingFileRoutes } from '../training-files/training-file-api.js';
 
 const env = [resourceEnvironmentToken, gatewaySecretsToken] as const;
 
@@ -71,5 +72,7 @@ export const coreResourceModules: readonly ResourceModule[] = [
     api: reinforcementFineTuningJobApi,
     service: { token: reinforcementFineTuningJobServiceToken, deps: env, factory: (e, s) => new ReinforcementFineTuningJobService(e, s) },
   }),
+  // Training step files: the signed URLs accelerator trainers read inputs from and write checkpoints to (service bound in core-module.ts).
+  defineRouteModule({ collection: 'reinforcementFineTuningJobs', service: trainingFilesToken, routes: trainingFileRoutes }),
   defineResourceModule({ api: evaluatorApi, service: { token: evaluatorServiceToken, deps: [...env, queueWakeupsToken], factory: (e, s, w) => new EvaluatorService(e, s, w) } }),
 ];

@@ -26,6 +26,7 @@ import type { ReinforcementFineTuningJobService } from '../resources/reinforceme
 import type { EvaluatorService } from '../resources/evaluators/evaluator-service.js';
 import type { CoreServices } from './core-services.js';
 import type { ImageService } from '../images/image-service.js';
+import type { TrainingFiles } from '../training-files/training-files.js';
 
 // Multi-bindings.
 /** Durable work handlers, run by `queueWorkers()`: `binder.contribute(queueHandlersToken, defineQueueHandler({...}))`. */
@@ -54,6 +55,8 @@ export const modelServiceToken = createToken<ModelService>('ModelService', { pro
 export const datasetServiceToken = createToken<DatasetService>('DatasetService', { providedBy: 'core' });
 export const datasetFileServiceToken = createToken<DatasetFileService>('DatasetFileService', { providedBy: 'core' });
 export const modelFileServiceToken = createToken<ModelFileService>('ModelFileService', { providedBy: 'core' });
+/** The files of reinforcement fine-tuning steps and their signed URLs (what accelerator trainers read and write). */
+export const trainingFilesToken = createToken<TrainingFiles>('TrainingFiles', { providedBy: 'core' });
 export const userServiceToken = createToken<UserService>('UserService', { providedBy: 'core' });
 export const deploymentShapeServiceToken = createToken<DeploymentShapeService>('DeploymentShapeService', { providedBy: 'core' });
 export const deploymentServiceToken = createToken<DeploymentService>('DeploymentService', { providedBy: 'core' });

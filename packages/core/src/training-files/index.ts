@@ -1,0 +1,2 @@
+export { TrainingFiles, type TrainingFilesOptions } from './training-files.js';
+export { trainingFileRoutes } from './training-file-api.js';
