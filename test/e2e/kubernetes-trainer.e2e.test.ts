@@ -42,9 +42,19 @@ interface InputDocument {
 }
 
 /** How the fake cluster's trainer container behaves for an image. */
-type Behaviour = 'train' | 'crash' | 'no-upload' | 'hang';
+type Behaviour = 'train' | 'no-upload' | 'hang' | { readonly exitCode: number; readonly message: string };
 
-const behaviourOf = (image: string): Behaviour => (image.endsWith(':crash') ? 'crash' : image.endsWith(':no-upload') ? 'no-upload' : image.endsWith(':hang') ? 'hang' : 'train');
+/** Images whose tag makes the fake container exit with a code of the contract, with its termination message. */
+const failingImages: Record<string, { exitCode: number; message: string }> = {
+  'exit-2': { exitCode: 2, message: 'lossMethod DAPO is not supported by this trainer' },
+  'exit-3': { exitCode: 3, message: 'the starting checkpoint has rank 16, not 8' },
+  'exit-75': { exitCode: 75, message: 'download of the base model failed: connection reset' },
+};
+
+const behaviourOf = (image: string): Behaviour => {
+  const tag = image.slice(image.lastIndexOf(':') + 1);
+  return failingImages[tag] ?? (tag === 'no-upload' || tag === 'hang' ? tag : 'train');
+};
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -71,6 +81,7 @@ async function startFakeCluster(gatewayUrl: () => string) {
   const patches: Manifest[] = [];
   const uploaded = new Map<string, string>();
   const containerErrors: string[] = [];
+  const deletes: string[] = [];
   const key = (plural: string, namespace: string, name: string) => `${plural}/${namespace}/${name}`;
 
   /** The trainer container of the contract, run once per applied Job. */
@@ -103,12 +114,17 @@ async function startFakeCluster(gatewayUrl: () => string) {
     await fetch(onGateway(spec.outputs.metrics), { method: 'PUT', body: JSON.stringify({ loss: 1 - meanReward, meanReward, note: 'not a number' }) });
   };
 
-  const finish = (job: Manifest, type: 'Complete' | 'Failed', message?: string) => {
+  const finish = (job: Manifest, type: 'Complete' | 'Failed', exit?: { exitCode: number; message: string }) => {
+    const pod = objects.get(key('pods', job.metadata.namespace, `${job.metadata.name}-0`));
+    if (pod) {
+      const terminated = exit ? { exitCode: exit.exitCode, reason: 'Error', message: exit.message } : { exitCode: 0, reason: 'Completed' };
+      pod.status = { phase: exit ? 'Failed' : 'Succeeded', containerStatuses: [{ name: 'trainer', state: { terminated } }] };
+    }
     const start = new Date(Date.UTC(2026, 10, 24, 1, 0, 0));
     job.status = {
       startTime: start.toISOString(),
       ...(type === 'Complete' ? { completionTime: new Date(start.getTime() + 3000).toISOString(), succeeded: 1 } : { failed: 1 }),
-      conditions: [{ type, status: 'True', reason: type === 'Failed' ? 'BackoffLimitExceeded' : 'Completed', ...(message ? { message } : {}) }],
+      conditions: [{ type, status: 'True', reason: type === 'Failed' ? 'BackoffLimitExceeded' : 'Completed', ...(type === 'Failed' ? { message: 'Job has reached the specified backoff limit' } : {}) }],
     };
   };
 
@@ -121,12 +137,15 @@ async function startFakeCluster(gatewayUrl: () => string) {
         res.end(JSON.stringify(value));
       };
       if (req.method === 'GET' && url.pathname === '/api/v1') {
-        return json(200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'services', namespaced: true, kind: 'Service', verbs: ['delete', 'list', 'patch'] }] });
+        return json(200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [
+          { name: 'services', namespaced: true, kind: 'Service', verbs: ['delete', 'list', 'patch'] },
+          { name: 'pods', namespaced: true, kind: 'Pod', verbs: ['list'] },
+        ] });
       }
       if (req.method === 'GET' && url.pathname === '/apis/batch/v1') {
         return json(200, { kind: 'APIResourceList', groupVersion: 'batch/v1', resources: [{ name: 'jobs', namespaced: true, kind: 'Job', verbs: ['delete', 'list', 'patch'] }] });
       }
-      const match = /^\/(?:api\/v1|apis\/batch\/v1)\/namespaces\/([^/]+)\/(jobs|services)(?:\/([^/]+))?$/.exec(url.pathname);
+      const match = /^\/(?:api\/v1|apis\/batch\/v1)\/namespaces\/([^/]+)\/(jobs|services|pods)(?:\/([^/]+))?$/.exec(url.pathname);
       if (!match) return json(404, { kind: 'Status', code: 404, message: 'not found' });
       const [, namespace, plural, name] = match as unknown as [string, string, string, string | undefined];
       if (req.method === 'PATCH' && name && body) {
@@ -137,14 +156,16 @@ async function startFakeCluster(gatewayUrl: () => string) {
         if (plural === 'jobs' && !existing) {
           const container = ((stored.spec as { template: { spec: { containers: { image: string; env: { name: string; value: string }[] }[] } } }).template.spec.containers)[0]!;
           const env = Object.fromEntries(container.env.map((e) => [e.name, e.value]));
+          const template = (stored.spec as { template: { metadata: { labels: Record<string, string> } } }).template;
+          objects.set(key('pods', namespace, `${name}-0`), { kind: 'Pod', metadata: { name: `${name}-0`, namespace, labels: template.metadata.labels }, status: { phase: 'Running' } });
           const behaviour = behaviourOf(container.image);
-          if (behaviour === 'crash') finish(stored, 'Failed', 'trainer: CUDA error: out of memory');
+          if (typeof behaviour === 'object') finish(stored, 'Failed', behaviour);
           else if (behaviour !== 'hang') {
             runContainer(stored, env, behaviour).then(
               () => finish(stored, 'Complete'),
               (error: unknown) => {
                 containerErrors.push(String(error));
-                finish(stored, 'Failed', String(error));
+                finish(stored, 'Failed', { exitCode: 1, message: String(error) });
               },
             );
           }
@@ -152,6 +173,7 @@ async function startFakeCluster(gatewayUrl: () => string) {
         return json(200, stored);
       }
       if (req.method === 'DELETE' && name) {
+        deletes.push(`${plural}/${name}?propagationPolicy=${url.searchParams.get('propagationPolicy') ?? ''}`);
         if (!objects.delete(key(plural, namespace, name))) return json(404, { kind: 'Status', code: 404, reason: 'NotFound', message: `${name} not found` });
         return json(200, { kind: 'Status', status: 'Success' });
       }
@@ -181,6 +203,7 @@ async function startFakeCluster(gatewayUrl: () => string) {
     patches,
     uploaded,
     containerErrors,
+    deletes,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -260,6 +283,8 @@ describe('accelerator trainers: a training step as a Kubernetes Job of the train
     expect(JSON.stringify(job1)).not.toContain('secret-token');
     // The Job is deleted once its checkpoint is recorded.
     expect([...cluster.objects.keys()].filter((k) => k.startsWith('jobs/'))).toEqual([]);
+    // Deleted with background propagation, so its pods (and their accelerators) go too.
+    expect(cluster.deletes).toEqual([`jobs/${job1.metadata.name}?propagationPolicy=Background`]);
 
     const second = await trainer.step(ctx, stepInput(2, first.checkpoint));
     expect(cluster.containerErrors).toEqual([]);
@@ -291,7 +316,7 @@ describe('accelerator trainers: a training step as a Kubernetes Job of the train
       { name: 'BERTH_TRAIN_COORDINATOR', value: `${name}-0.${name}.training.svc:29500` },
     ]));
     expect(jobSpec.template.spec.subdomain).toBe(name);
-    expect(cluster.objects.size).toBe(0);
+    expect([...cluster.objects.keys()].filter((k) => !k.startsWith('pods/'))).toEqual([]);
   });
 
   it('starts from a checkpoint stored elsewhere (a warm-start add-on) by copying it into the job\'s files', async () => {
@@ -310,12 +335,16 @@ describe('accelerator trainers: a training step as a Kubernetes Job of the train
     expect(readWeight(made!.bytes)).toBeCloseTo(2.375, 5);
   });
 
-  it('reports a failed Job with its reason and removes it, so a retry starts afresh', async () => {
-    const { cluster, trainer } = await start('gpux', 'registry.example/trainer:crash');
+  it.each([
+    ['exit-2', 'INVALID_ARGUMENT', 'lossMethod DAPO is not supported by this trainer'],
+    ['exit-3', 'FAILED_PRECONDITION', 'the starting checkpoint has rank 16, not 8'],
+    ['exit-75', 'UNAVAILABLE', 'download of the base model failed: connection reset'],
+  ])('reports a Job failed with %s as %s with the termination message, and removes the Job so a retry starts afresh', async (tag, code, message) => {
+    const { cluster, trainer } = await start('gpux', `registry.example/trainer:${tag}`);
     const error = await trainer.step(systemContext('test'), stepInput(1, undefined)).catch((e: unknown) => e);
-    expect(isGatewayError(error) && error.code).toBe('FAILED_PRECONDITION');
-    expect(String((error as Error).message)).toContain('failed on Kubernetes: BackoffLimitExceeded (trainer: CUDA error: out of memory)');
-    expect(cluster.objects.size).toBe(0);
+    expect(isGatewayError(error) && error.code).toBe(code);
+    expect(String((error as Error).message)).toBe(`training step 1 of ${job} failed on Kubernetes (exit code ${tag.slice(5)}): ${message}`);
+    expect([...cluster.objects.keys()].filter((k) => !k.startsWith('pods/'))).toEqual([]);
   });
 
   it('refuses a step whose container exited without uploading the checkpoint', async () => {
@@ -329,11 +358,12 @@ describe('accelerator trainers: a training step as a Kubernetes Job of the train
     const { cluster, trainer } = await start('gpux', 'registry.example/trainer:hang');
     const stop = new AbortController();
     const running = trainer.step(systemContext('test'), stepInput(1, undefined, { signal: stop.signal })).catch((e: unknown) => e);
-    await expect.poll(() => cluster.objects.size).toBe(1);
+    const jobs = () => [...cluster.objects.keys()].filter((k) => k.startsWith('jobs/')).length;
+    await expect.poll(jobs).toBe(1);
     stop.abort();
     const error = await running;
     expect(isGatewayError(error) && error.code).toBe('ABORTED');
-    expect(cluster.objects.size).toBe(0);
+    expect(jobs()).toBe(0);
   });
 
   it('signs each URL for one method and one file: the input cannot be overwritten through its download URL', async () => {

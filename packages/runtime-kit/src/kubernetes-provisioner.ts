@@ -23,7 +23,7 @@ export interface KubernetesApi {
    * @throws GatewayError UNAVAILABLE (or any error) when the API server refuses or cannot be reached.
    */
   apply(ctx: RequestContext, manifest: KubernetesManifest): Promise<void>;
-  /** Deletes an object; an absent object is not an error. */
+  /** Deletes an object and, in the background, what it owns (a Job's pods); an absent object is not an error. */
   delete(ctx: RequestContext, ref: KubernetesObjectRef): Promise<void>;
   /** Lists objects of a kind in a namespace matching a label selector. */
   list(
@@ -45,7 +45,14 @@ export interface KubernetesObjectApiLike {
     force?: boolean,
     patchStrategy?: 'application/apply-patch+yaml',
   ): Promise<unknown>;
-  delete(spec: { apiVersion: string; kind: string; metadata: { name: string; namespace: string } }): Promise<unknown>;
+  delete(
+    spec: { apiVersion: string; kind: string; metadata: { name: string; namespace: string } },
+    pretty?: string,
+    dryRun?: string,
+    gracePeriodSeconds?: number,
+    orphanDependents?: boolean,
+    propagationPolicy?: string,
+  ): Promise<unknown>;
   list(
     apiVersion: string,
     kind: string,
@@ -84,7 +91,8 @@ export function kubernetesApiFromObjectApi(objectApi: KubernetesObjectApiLike): 
     },
     async delete(_ctx, ref) {
       try {
-        await objectApi.delete({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } });
+        // Background propagation: a deleted Job's pods go with it (batch/v1's own default would orphan them, still holding accelerators).
+        await objectApi.delete({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } }, undefined, undefined, undefined, undefined, 'Background');
       } catch (error) {
         if (statusOf(error) === 404) return;
         throw toUnavailable(`delete ${ref.kind} ${ref.name}`, error);

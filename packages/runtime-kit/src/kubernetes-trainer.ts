@@ -1,6 +1,8 @@
 import {
   aborted,
   failedPrecondition,
+  invalidArgument,
+  unavailable,
   type JsonObject,
   type JsonValue,
   type ModelFileEntry,
@@ -58,6 +60,25 @@ function rolloutDocument(rollout: TrainStepInput['groups'][number]['rollouts'][n
     ...(rollout.reward !== undefined ? { reward: rollout.reward } : {}),
     ...(rollout.completionTokens !== undefined ? { completionTokens: rollout.completionTokens } : {}),
   };
+}
+
+interface ContainerExit {
+  readonly exitCode?: number;
+  readonly message?: string;
+  readonly reason?: string;
+}
+
+/**
+ * The error of a failed step, by the container's exit code (docs/accelerator-trainers.md): 2 the input is unusable
+ * (INVALID_ARGUMENT: the job fails), 3 the base model or starting checkpoint is unusable (FAILED_PRECONDITION:
+ * the job fails), anything else — 75 (`EX_TEMPFAIL`), a kill, the deadline — UNAVAILABLE: the step may run again.
+ */
+function stepFailure(input: TrainStepInput, condition: { readonly reason?: string; readonly message?: string }, exit: ContainerExit | undefined): Error {
+  const why = exit?.message?.trim() || condition.message || exit?.reason || condition.reason || 'Failed';
+  const message = `training step ${input.step} of ${input.job} failed on Kubernetes${exit?.exitCode !== undefined ? ` (exit code ${exit.exitCode})` : ''}: ${why}`;
+  if (exit?.exitCode === 2) return invalidArgument(message, { reason: 'TRAINER_INPUT_REFUSED' });
+  if (exit?.exitCode === 3) return failedPrecondition(message, { reason: 'TRAINER_FAILED' });
+  return unavailable(message, { reason: 'TRAINER_FAILED' });
 }
 
 const stepFolder = (step: number) => `steps/${step}`;
@@ -122,6 +143,17 @@ export function kubernetesTrainer(options: KubernetesTrainerOptions): Trainer {
     };
   };
 
+  /** The exit code and termination message of the trainer container of the step's last failed pod, when a pod is left to tell. */
+  const containerExit = async (ctx: RequestContext, selector: string): Promise<ContainerExit | undefined> => {
+    const pods = await api.list(ctx, { apiVersion: 'v1', kind: 'Pod', namespace, labelSelector: selector });
+    for (const pod of [...pods].reverse()) {
+      const statuses = ((pod.status ?? {}) as { containerStatuses?: readonly { name?: string; state?: { terminated?: ContainerExit } }[] }).containerStatuses ?? [];
+      const terminated = statuses.find((c) => c.name === 'trainer')?.state?.terminated;
+      if (terminated && terminated.exitCode !== 0) return terminated;
+    }
+    return undefined;
+  };
+
   const removeJob = async (ctx: RequestContext, job: string, step: number, multiNode: boolean) => {
     const name = trainerJobName(job, step);
     await api.delete(ctx, { apiVersion: 'batch/v1', kind: 'Job', namespace, name });
@@ -140,11 +172,9 @@ export function kubernetesTrainer(options: KubernetesTrainerOptions): Trainer {
       const done = status.conditions?.find((c) => c.status === 'True' && (c.type === 'Complete' || c.type === 'Failed'));
       if (done?.type === 'Complete') return status;
       if (done?.type === 'Failed') {
+        const exit = await containerExit(ctx, selector);
         await removeJob(ctx, input.job, input.step, input.nodeCount > 1);
-        throw failedPrecondition(
-          `training step ${input.step} of ${input.job} failed on Kubernetes: ${done.reason ?? 'Failed'}${done.message ? ` (${done.message})` : ''}`,
-          { reason: 'TRAINER_FAILED' },
-        );
+        throw stepFailure(input, done, exit);
       }
       if (jobs.length === 0) throw failedPrecondition(`the Kubernetes Job of training step ${input.step} of ${input.job} disappeared`, { reason: 'TRAINER_FAILED' });
       await new Promise((resolve) => setTimeout(resolve, pollMs));
