@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { modelFileServiceToken, systemContext } from '@berth/core';
 import { buildSafetensors } from '@berth/core/testing';
 import { account, type ApiResponse, type Harness } from './harness.js';
 import { expectRangeRequests } from './range-requests.js';
@@ -184,4 +185,25 @@ export async function runBadInputs(h: Harness, prefix: string): Promise<void> {
   // Caps: a size over the per-file cap is refused at announcement.
   const huge = await h.call('POST', `${v1}/models/${id}:getUploadEndpoint`, { body: { filenameToSize: { 'shard-2.safetensors': String(10 ** 15) } } });
   expectFileRefusal(huge, 'shard-2.safetensors', 'may hold');
+}
+
+/**
+ * Concurrent announcements of different files of one model: every one is kept (each file's PUT is taken;
+ * a lost one would answer "was not announced"). Half race over HTTP, half through the gateway's service
+ * directly, so the calls overlap inside the storage and not only at the HTTP server.
+ */
+export async function runAnnouncementRace(h: Harness, prefix: string, racers = 8): Promise<void> {
+  const id = `${prefix}-race`;
+  await createModel(h, id, baseCheckpointModel);
+  const files = h.gateway.resolve(modelFileServiceToken);
+  const ctx = systemContext('announcement-race');
+  const names = Array.from({ length: racers }, (_, i) => `part-${i}.json`);
+  const answers = await Promise.all(names.map(async (name, i) => {
+    if (i % 2 === 0) return uploadUrls(h, id, { [name]: 2 });
+    const { filenameToSignedUrls } = await files.getUploadEndpoint(ctx, `accounts/${account}/models/${id}`, { filenameToSize: { [name]: '2' } });
+    return Object.fromEntries(Object.entries(filenameToSignedUrls).map(([file, path]) => [file, `${h.url}${path}`]));
+  }));
+  for (const [i, name] of names.entries()) {
+    expect(await put(answers[i]![name]!, encoder.encode('{}')), name).toEqual({ status: 200, body: {} });
+  }
 }

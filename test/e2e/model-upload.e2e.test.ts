@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './harness.js';
-import { runBadInputs, runHappyPath, uploadUrls, createModel, baseCheckpointModel, put, checkpoint } from './model-upload-scenario.js';
+import { runAnnouncementRace, runBadInputs, runHappyPath, uploadUrls, createModel, baseCheckpointModel, put, checkpoint } from './model-upload-scenario.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,6 +17,10 @@ describe('model files over HTTP (memory storage)', () => {
 
   it('answers each bad input with a 400 naming the file and leaves nothing READY', async () => {
     await runBadInputs(h, 'mem');
+  });
+
+  it('keeps every one of concurrent announcements of one model', async () => {
+    await runAnnouncementRace(h, 'mem');
   });
 
   it('documents the custom methods in the OpenAPI document, not the signed URLs', async () => {

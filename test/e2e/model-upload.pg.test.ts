@@ -2,7 +2,7 @@ import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startHarness, type Harness } from './harness.js';
 import { postgresTestStorage, type PostgresTestStorage } from './postgres.js';
-import { runBadInputs, runHappyPath } from './model-upload-scenario.js';
+import { runAnnouncementRace, runBadInputs, runHappyPath } from './model-upload-scenario.js';
 
 /** The model upload scenario of the memory e2e on PostgreSQL storage (DATABASE_URL, or embedded PGlite). */
 let h: Harness | undefined;
@@ -24,5 +24,9 @@ describe('model files over HTTP (PostgreSQL)', () => {
 
   it('answers each bad input with a 400 naming the file and leaves nothing READY', async () => {
     await runBadInputs(h!, 'pg');
+  }, 60_000);
+
+  it('keeps every one of concurrent announcements of one model', async () => {
+    await runAnnouncementRace(h!, 'pg');
   }, 60_000);
 });

@@ -192,7 +192,7 @@ describe('uploads refused with a 400 naming the file, leaving nothing stored', (
     expect((await refusal(files.putFile(ctx, other, body(config), 'application/json'))).code).toBe('PERMISSION_DENIED');
     await models.create(ctx, 'acme', { kind: 'HUB_BASE_MODEL', baseModelDetails: { checkpointFormat: 'HUB', hubFiles: ['a'] } }, 'other');
     const signed = await announce('accounts/acme/models/other', { 'config.json': 2 });
-    await storage.kv.delete(ctx, 'berth:model-upload:accounts/acme/models/other');
+    await storage.resources.delete(ctx, 'accounts/acme/models/other/uploadPlans/current');
     const error = await refusal(files.putFile(ctx, signed['config.json']!, body(encoder.encode('{}')), 'application/json'));
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.message).toContain('file "config.json" was not announced');
@@ -261,6 +261,14 @@ describe('upload state', () => {
     expect((await refusal(announce('accounts/acme/models/custom', { 'x.json': 1 }))).message).toContain('CUSTOM_MODEL');
   });
 
+  it('concurrent announcements of different files of one model are all kept', async () => {
+    await createBase();
+    const names = Array.from({ length: 10 }, (_, i) => `part-${i}.json`);
+    const requests = await Promise.all(names.map((name) => announce(base, { [name]: 2 })));
+    for (const [i, name] of names.entries()) await files.putFile(ctx, requests[i]![name]!, body(encoder.encode('{}')), 'application/json');
+    expect(await listModelFiles(ctx, storage.blobs, base)).toEqual([...names].sort());
+  });
+
   it('deleting a model removes its files and its upload, so a new model of the name starts empty', async () => {
     await createBase();
     await upload(base, { 'config.json': config, 'model.safetensors': checkpoint });
@@ -270,7 +278,7 @@ describe('upload state', () => {
     await createBase();
     await announce(base, { 'config.json': config.byteLength });
     await models.delete(ctx, base);
-    expect(await storage.kv.get(ctx, 'berth:model-upload:accounts/acme/models/base')).toBeUndefined();
+    expect(await storage.resources.get(ctx, 'accounts/acme/models/base/uploadPlans/current')).toBeUndefined();
   });
 
   it('validation and download need the right state', async () => {

@@ -9,7 +9,9 @@ import type { ResourceEnvironment } from '../common/resource-environment.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { SignedFileUrls, type SignedFileRequest } from '../common/signed-file-urls.js';
 import { assertTransition } from '../common/state-machine.js';
-import { checkModelFileName, listModelFiles, modelFileKey, modelUploadPlanKey, quotedFileName } from './model-files.js';
+import {
+  checkModelFileName, deleteModelUploadPlan, listModelFiles, modelFileKey, modelUploadPlanName, quotedFileName,
+} from './model-files.js';
 import type { Model } from './model-schema.js';
 import type { ModelService } from './model-service.js';
 import { modelStateMachine } from './model-state-machine.js';
@@ -58,7 +60,6 @@ interface UploadPlan {
 /** Kinds whose files Berth checks and serves. */
 const uploadKinds = new Set(['HUB_BASE_MODEL', 'HUB_PEFT_ADDON', 'HUB_TEFT_ADDON']);
 
-const planKey = modelUploadPlanKey;
 
 /**
  * The model upload flow of the reference API, served by the gateway itself, over the blob layout of
@@ -113,29 +114,29 @@ export class ModelFileService {
       }
       files[fileName] = size;
     }
-    // The plan lives in the key-value store, outside any storage transaction (a single-connection store
-    // could not serve both); announcements of one model are expected from one client, one call at a time.
-    const previous = (await this.env.storage.kv.get(ctx, planKey(name))) as UploadPlan | undefined;
-    const merged = { ...(previous?.files ?? {}), ...files };
-    if (Object.keys(merged).length > maxModelFiles) throw invalidArgument(`a model may hold at most ${maxModelFiles} files`, { field: 'filenameToSize' });
-    const total = Object.values(merged).reduce((sum, size) => sum + size, 0);
-    if (total > this.maxModelBytes) {
-      throw invalidArgument(`the model's announced files total ${total} bytes, more than the ${this.maxModelBytes} a model may hold`, { field: 'filenameToSize' });
-    }
+    // Files already stored decide whether a READY model may start an upload; read before the transaction
+    // (a store on the transaction's single connection could not serve it inside).
     const stored = await listModelFiles(ctx, this.env.storage.blobs, name);
-    const current = (await this.models.resources.getStored(ctx, name)).data;
-    if (current.state !== 'UPLOADING') {
-      checkUploadable(name, current, stored);
-      // Checked again under the record's lock (a concurrent announcement may have made the change).
-      await this.models.resources.mutate(ctx, name, (model) => {
-        if (model.state === 'UPLOADING') return model;
+    // The plan changes under the model's row lock, in the model's transaction: concurrent announcements
+    // of one model run one after another and each merges what the previous ones wrote.
+    await this.models.resources.mutate(ctx, name, async (model, txCtx) => {
+      const previous = await this.env.storage.resources.get(txCtx, modelUploadPlanName(name));
+      const merged = { ...((previous?.data as UploadPlan | undefined)?.files ?? {}), ...files };
+      if (Object.keys(merged).length > maxModelFiles) throw invalidArgument(`a model may hold at most ${maxModelFiles} files`, { field: 'filenameToSize' });
+      const total = Object.values(merged).reduce((sum, size) => sum + size, 0);
+      if (total > this.maxModelBytes) {
+        throw invalidArgument(`the model's announced files total ${total} bytes, more than the ${this.maxModelBytes} a model may hold`, { field: 'filenameToSize' });
+      }
+      if (model.state !== 'UPLOADING') {
         checkUploadable(name, model, stored);
         model.state = 'UPLOADING';
         delete model.status;
-        return model;
-      });
-    }
-    await this.env.storage.kv.set(ctx, planKey(name), { files: merged });
+      }
+      const plan: UploadPlan = { files: merged };
+      if (previous) await this.env.storage.resources.update(txCtx, modelUploadPlanName(name), { ...plan }, previous.etag);
+      else await this.env.storage.resources.create(txCtx, modelUploadPlanName(name), { ...plan });
+      return model;
+    });
     return { filenameToSignedUrls: Object.fromEntries(names.map((fileName) => [fileName, this.urls.url(name, fileName, 'PUT')])) };
   }
 
@@ -154,7 +155,7 @@ export class ModelFileService {
     if (request.method !== 'PUT') throw permissionDenied('this URL is not an upload URL');
     this.urls.verify(request);
     const fileName = checkModelFileName(request.filename, 'filename');
-    const plan = (await this.env.storage.kv.get(ctx, planKey(request.resource))) as UploadPlan | undefined;
+    const plan = await this.uploadPlan(ctx, request.resource);
     const size = plan?.files[fileName];
     if (size === undefined) {
       throw invalidArgument(`file ${quotedFileName(fileName)} was not announced for ${request.resource}: list it in :getUploadEndpoint's filenameToSize first`, { field: 'filename' });
@@ -207,7 +208,7 @@ export class ModelFileService {
   async validateUpload(ctx: RequestContext, name: string, options: ModelUploadCheckOptions = {}): Promise<Record<string, never>> {
     this.models.resources.authorizeName(ctx, name, 'update');
     const model = await this.requireUploading(ctx, name);
-    const plan = (await this.env.storage.kv.get(ctx, planKey(name))) as UploadPlan | undefined;
+    const plan = await this.uploadPlan(ctx, name);
     if (!plan || Object.keys(plan.files).length === 0) throw failedPrecondition(`${name} has no announced files: call :getUploadEndpoint first`, { reason: 'MODEL_STATE' });
     let facts: ModelUploadFacts;
     try {
@@ -230,8 +231,13 @@ export class ModelFileService {
       applyFacts(current, facts);
       return current;
     });
-    await this.env.storage.kv.delete(ctx, planKey(name));
+    await deleteModelUploadPlan(ctx, this.env.storage.resources, name);
     return {};
+  }
+
+  /** The files announced for a model's upload in progress, or undefined when none is. */
+  private async uploadPlan(ctx: RequestContext, name: string): Promise<UploadPlan | undefined> {
+    return (await this.env.storage.resources.get(ctx, modelUploadPlanName(name)))?.data as UploadPlan | undefined;
   }
 
   /** The announced files, each checked to be stored with its announced size. */
