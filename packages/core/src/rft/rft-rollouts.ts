@@ -4,6 +4,7 @@
  * every answer scored by the evaluator (`maxConcurrentEvaluations` at once). A sample the model refuses or
  * an evaluation that fails is a failed rollout; it takes no part in the training step.
  */
+import { createHash } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../contracts/json.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import { Code, isGatewayError } from '../errors/index.js';
@@ -90,8 +91,18 @@ export function rolloutSampling(parameters: {
 const transientStatuses: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 const transientCodes: ReadonlySet<Code> = new Set([Code.UNAVAILABLE, Code.DEADLINE_EXCEEDED, Code.RESOURCE_EXHAUSTED]);
 
-async function sample(ctx: RequestContext, client: ChatModelClient, target: ModelTarget, row: RlRow, sampling: RolloutSampling, retries: number): Promise<Sample> {
+/**
+ * The seed of one sample: from the run's seed base (the job and step), the row and the candidate, so the
+ * candidates of a prompt differ (an engine that is deterministic per seed still gives a group to compare)
+ * and a repeated chunk samples the same way. `extraBody` may set its own.
+ */
+export function sampleSeed(seedBase: string, rowIndex: number, candidate: number): number {
+  return Number.parseInt(createHash('sha256').update(`${seedBase}\u0000${rowIndex}\u0000${candidate}`).digest('hex').slice(0, 8), 16) & 0x7fffffff;
+}
+
+async function sample(ctx: RequestContext, client: ChatModelClient, target: ModelTarget, row: RlRow, sampling: RolloutSampling, retries: number, seed: number): Promise<Sample> {
   const body: JsonObject = {
+    seed,
     ...(sampling.extraBody ?? {}),
     messages: row.row.messages,
     max_tokens: sampling.maxOutputTokens,
@@ -142,6 +153,8 @@ export interface RolloutRun {
   readonly maxConcurrentEvaluations: number;
   /** Retries of a sample after a transient answer. Default 3. */
   readonly retries?: number;
+  /** What the samples' seeds derive from (see {@link sampleSeed}), e.g. the job's name and step. */
+  readonly seedBase: string;
 }
 
 /**
@@ -150,7 +163,8 @@ export interface RolloutRun {
  */
 export async function runRollouts(ctx: RequestContext, run: RolloutRun, rows: readonly RlRow[]): Promise<{ groups: TrainingGroup[]; counts: RolloutCounts }> {
   const jobs = rows.flatMap((row) => Array.from({ length: run.sampling.candidates }, () => row));
-  const samples = await mapLimited(jobs, run.maxConcurrentRollouts, (row) => sample(ctx, run.client, run.target, row, run.sampling, run.retries ?? 3));
+  const samples = await mapLimited(jobs, run.maxConcurrentRollouts, (row, i) =>
+    sample(ctx, run.client, run.target, row, run.sampling, run.retries ?? 3, sampleSeed(run.seedBase, row.index, i % run.sampling.candidates)));
   const answered = samples.flatMap((s, i) => (s.ok ? [{ index: i, text: s.text }] : []));
   const outcomes = await run.evaluators.scoreMany(ctx, run.evaluator, answered.map((a) => ({ row: jobs[a.index]!.row, answer: { text: a.text } })), {
     concurrency: run.maxConcurrentEvaluations,

@@ -363,6 +363,7 @@ export class RftJobRunner extends AttachedClientJobRunner<ChatModelClient> {
         const rolloutRun = async (): Promise<RolloutRun> => ({
           client: this.client(), target: await this.policyTarget(ctx, rollCtx, plan, run), sampling: plan.sampling, evaluators, evaluator: plan.evaluator,
           maxConcurrentRollouts, maxConcurrentEvaluations: positive(plan.job.maxConcurrentEvaluations) ?? rolloutDefaults.maxConcurrentEvaluations,
+          seedBase: `${name}\u0000${run.step}\u0000${run.chunk >= plan.ranges.length ? 'evaluation' : 'training'}`,
         });
         try {
           if (run.chunk >= plan.ranges.length) {
