@@ -1,13 +1,15 @@
 import { cpus, loadavg } from 'node:os';
 import { createSandboxEvaluatorRunner, systemContext, type EvaluationRequest, type EvaluatorSpec } from '@berth/core';
 import { printTable } from '../lib/load.js';
-import { median, pairedRound } from '../lib/stats.js';
+import { median, pairedRound, percent } from '../lib/stats.js';
+import { runRolloutBenchmark, type RolloutBenchmarkResult } from './rollouts.js';
 
 /**
  * bench/rft: what reinforcement fine-tuning's parts cost. This first part measures evaluator calls per
  * second for a trivial JavaScript criterion through the default `EvaluatorRunner` (a warm sandbox
  * process, a fresh `vm` context per call, JSON over a pipe) against calling the same function in this
- * process: the sandbox's overhead per call. The rollout-throughput part comes with the fine-tuning loop.
+ * process: the sandbox's overhead per call. The second part (rollouts.ts) measures a job's rollout
+ * throughput through the gateway against the same sampling sent straight to the reference engine.
  *
  * Method: paired rounds (in-process and sandbox back to back, order alternating); per round
  * BENCH_EVALUATOR_CALLS calls per mode; the figure per mode is the median over rounds of calls/s.
@@ -32,6 +34,7 @@ export interface RftBenchmarkResult {
   readonly callsPerSecond: Readonly<Record<string, number>>;
   /** Added wall time of one sequential sandbox call over the in-process call, µs. */
   readonly addedUsPerCall: number;
+  readonly rollouts: RolloutBenchmarkResult;
 }
 
 export async function runRftBenchmark(): Promise<RftBenchmarkResult> {
@@ -95,5 +98,17 @@ export async function runRftBenchmark(): Promise<RftBenchmarkResult> {
   console.log(`\nbench/rft — evaluator calls per second, trivial JavaScript criterion (${rounds} paired rounds × ${callsPerRound} calls; ${cpus().length} CPUs; checksum ${checksum})`);
   printTable(['mode', 'calls/s (median)', 'range over rounds', 'µs/call', 'added µs/call vs in-process'], rows);
   console.log(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`);
-  return { callsPerSecond, addedUsPerCall: 1e6 / callsPerSecond['sandbox, one at a time']! - 1e6 / direct };
+  const rolloutLoadBefore = loadavg();
+  const rollouts = await runRolloutBenchmark();
+  const rolloutLoadAfter = loadavg();
+  console.log(`\nbench/rft — rollouts per second, through the gateway (the job's rollout stage) against straight to the reference engine, same concurrency (${rollouts.rounds.length} paired rounds; target gateway ≥ 90% of direct)`);
+  printTable(
+    ['round', 'direct rollouts/s', 'gateway rollouts/s', 'gateway / direct'],
+    [
+      ...rollouts.rounds.map((r, i) => [String(i + 1), r.direct.toFixed(0), r.gateway.toFixed(0), percent(r.gateway / r.direct)]),
+      ['median', rollouts.direct.toFixed(0), rollouts.gateway.toFixed(0), `${percent(rollouts.ratio)} — target ≥ 90%: ${rollouts.ratio >= 0.9 ? 'MET' : 'MISSED'}`],
+    ],
+  );
+  console.log(`load average before ${rolloutLoadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${rolloutLoadAfter.map((l) => l.toFixed(2)).join(' ')}`);
+  return { callsPerSecond, addedUsPerCall: 1e6 / callsPerSecond['sandbox, one at a time']! - 1e6 / direct, rollouts };
 }
