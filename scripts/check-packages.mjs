@@ -109,7 +109,7 @@ try {
     const project = scaffold(template, local, (manifest) => manifest.dependencies);
     run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: project, env });
     run('npm', ['test'], { cwd: project, env });
-    if (template === 'embed-fastify') await startAndProbe(project, env);
+    if (template === 'embed-fastify') await startAndProbe(project, env, '/berth/docs');
   }
   console.log('\ncheck:packages: every package packs, passes publint and arethetypeswrong, installs outside the workspace and serves; the runtime-plugin template passes its tests and packs');
 } finally {
@@ -192,7 +192,7 @@ function scratchEnv() {
   return env;
 }
 
-async function startAndProbe(app, env) {
+async function startAndProbe(app, env, docsPath = '/docs') {
   const port = await freePort();
   const child = spawn('npm', ['start'], { cwd: app, env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'inherit', detached: true });
   try {
@@ -202,6 +202,7 @@ async function startAndProbe(app, env) {
       const answer = await get(`http://127.0.0.1:${port}/healthz`);
       if (answer.status === 200) {
         console.log(`  GET /healthz → 200 ${answer.body}`);
+        await probeDocs(`http://127.0.0.1:${port}`, docsPath);
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -219,6 +220,18 @@ async function startAndProbe(app, env) {
       }, 5000).unref();
     });
   }
+}
+
+/** `/docs` and each asset it references answer 200: the reference renderer is found in the installed packages. */
+async function probeDocs(origin, docsPath) {
+  const page = await get(`${origin}${docsPath}`);
+  const assets = [...page.body.matchAll(/(?:src|href)="([^"]*\/docs\/assets\/[^"]+)"/g)].map((m) => m[1]);
+  if (page.status !== 200 || assets.length === 0) throw new Error(`GET ${docsPath} answered ${page.status} with ${assets.length} assets`);
+  for (const asset of assets) {
+    const answer = await get(`${origin}${asset}`);
+    if (answer.status !== 200) throw new Error(`GET ${asset} answered ${answer.status}`);
+  }
+  console.log(`  GET ${docsPath} → 200, its ${assets.length} assets → 200`);
 }
 
 function get(url) {

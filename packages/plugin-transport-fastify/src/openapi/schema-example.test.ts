@@ -28,7 +28,7 @@ describe('exampleOf', () => {
     expect(Object.keys(example)[0]).toBe('displayName');
     expect(example).not.toHaveProperty('name');
     expect(example).toMatchObject({
-      secret: 'string', state: 'STATE_UNSPECIFIED', count: 3, ratio: 0.1, window: '30s', size: '1', createTime: '2026-01-01T00:00:00Z',
+      secret: 'string', state: 'READY', count: 3, ratio: 0.1, window: '30s', size: '1', createTime: '2026-01-01T00:00:00Z',
       tags: ['string', 'string'], labels: {}, parent: { id: 'p' }, mode: 'fast',
     });
     expect(() => compileValidator(resource, 'example')(example)).not.toThrow();
@@ -44,5 +44,6 @@ describe('exampleOf', () => {
     expect(exampleOf(undefined, 'request')).toBeNull();
     expect(exampleOf({ description: 'any JSON' }, 'request')).toBe('string');
     expect(exampleOf({ type: 'array', maxItems: 0, items: { type: 'string' } }, 'request')).toEqual([]);
+    expect(exampleOf({ enum: [null, 'KIND_UNSPECIFIED'] }, 'request')).toBe('KIND_UNSPECIFIED');
   });
 });

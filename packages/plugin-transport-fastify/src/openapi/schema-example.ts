@@ -78,7 +78,11 @@ function exampleAt(schema: Schema, direction: ExampleDirection, depth: number): 
   if ('example' in schema) return schema.example;
   if ('const' in schema) return schema.const;
   if ('default' in schema) return schema.default;
-  if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).find((value) => value !== null) ?? null;
+  if (Array.isArray(schema.enum)) {
+    // Proto-style enums start with `X_UNSPECIFIED`, which no real resource holds: the next value shows better.
+    const values = (schema.enum as unknown[]).filter((value) => value !== null);
+    return values.find((value) => !(typeof value === 'string' && value.endsWith('_UNSPECIFIED'))) ?? values[0] ?? null;
+  }
   const branches = [schema.anyOf, schema.oneOf].find(Array.isArray) as unknown[] | undefined;
   if (branches) {
     const branch = branches.filter(isSchema).find((b) => b.type !== 'null') ?? branches.find(isSchema);
@@ -109,7 +113,7 @@ function exampleAt(schema: Schema, direction: ExampleDirection, depth: number): 
   }
 }
 
-/** An example value of `schema`: its own `examples`/`const`/`default`/first `enum` value, else built from its type. */
+/** An example value of `schema`: its own `examples`/`const`/`default`/first specified `enum` value, else built from its type. */
 export function exampleOf(schema: unknown, direction: ExampleDirection): unknown {
   return isSchema(schema) ? exampleAt(schema, direction, 0) : null;
 }
