@@ -47,7 +47,7 @@ describe('OpenAPI document, docs page and health endpoints', () => {
     const routes = gatewayRoutes(h.gateway);
     expect(routes.length).toBeGreaterThan(30);
     for (const route of routes) {
-      // Signed URLs (dataset and model files) are served but handed out by answers, not documented.
+      // Signed URLs (dataset, model and training files) are served but handed out by answers, not documented.
       const documented = doc.paths[route.path]?.[route.method.toLowerCase()];
       if (route.signedUrl) expect(documented, `${route.method} ${route.path}`).toBeUndefined();
       else expect(documented, `${route.method} ${route.path}`).toBeDefined();
@@ -55,8 +55,10 @@ describe('OpenAPI document, docs page and health endpoints', () => {
     expect(routes.filter((route) => route.signedUrl).map((route) => `${route.method} ${route.path}`).sort()).toEqual([
       'GET /v1/accounts/{account_id}/datasets/{dataset_id}/files/{filename}',
       'GET /v1/accounts/{account_id}/models/{model_id}/files/{filename}',
+      'GET /v1/accounts/{account_id}/reinforcementFineTuningJobs/{job_id}/files/{filename}',
       'PUT /v1/accounts/{account_id}/datasets/{dataset_id}/files/{filename}',
       'PUT /v1/accounts/{account_id}/models/{model_id}/files/{filename}',
+      'PUT /v1/accounts/{account_id}/reinforcementFineTuningJobs/{job_id}/files/{filename}',
     ]);
     for (const path of [
       '/v1/accounts/{account_id}/models/{model_id}',
