@@ -30,7 +30,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['packages/*/src/**/*.test.ts', 'templates/*/src/**/*.test.ts', 'bench/**/*.test.ts'],
+          include: ['packages/*/src/**/*.test.ts', 'packages/console/app/src/**/*.test.ts', 'templates/*/src/**/*.test.ts', 'bench/**/*.test.ts'],
           exclude: ['**/node_modules/**', pg, e2e],
         },
       },

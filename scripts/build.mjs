@@ -7,6 +7,7 @@
  * `tsconfig.build.json`, turns on `composite` and references the configs of the workspace packages it
  * depends on, so a new package folder or a new dependency between packages needs no edit anywhere else.
  * Extra arguments go to `tsc --build` (e.g. `npm run build -- --verbose`, `--clean`, `--force`).
+ * Then each workspace with a `build:assets` script runs it (the console's Vite build, packages/console).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -33,7 +34,11 @@ writeConfig(solution, { files: [], references: built.map((workspace) => ({ path:
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const result = spawnSync(process.execPath, [tsc, '--build', solution, ...process.argv.slice(2)], { stdio: 'inherit', cwd: root });
-process.exit(result.status ?? 1);
+if (result.status !== 0) process.exit(result.status ?? 1);
+for (const workspace of workspaces().filter((candidate) => candidate.manifest.scripts?.['build:assets'])) {
+  const assets = spawnSync('npm', ['run', '-s', 'build:assets'], { stdio: 'inherit', cwd: workspace.dir });
+  if (assets.status !== 0) process.exit(assets.status ?? 1);
+}
 
 /** Writes a config only when its text changed, so `tsc --build` sees unchanged configs as up to date. */
 function writeConfig(file, config) {

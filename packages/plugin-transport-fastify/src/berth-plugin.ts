@@ -15,6 +15,7 @@ import { reportRequests, serveMetrics } from './request-telemetry.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { registerDocsRoutes } from './openapi/docs-page.js';
 import { inferenceRouteSpecs, registerInferenceRoutes, type InferenceRouteOptions } from './inference/inference-routes.js';
+import { registerConsoleRoutes, type ConsoleOptions } from './console-routes.js';
 
 /** Options of the {@link berth} Fastify plugin (Fastify's own `prefix` register option mounts it under a path). */
 export interface BerthPluginOptions {
@@ -32,6 +33,8 @@ export interface BerthPluginOptions {
   readonly logger?: GatewayLogger;
   /** Timeouts and pool of the inference proxy (used when a ServingDirectory is bound). */
   readonly inference?: InferenceRouteOptions;
+  /** The web console at `<mount>/console` (docs/console.md); `false` leaves it out. Default: served. */
+  readonly console?: false | ConsoleOptions;
 }
 
 export const defaultBodyLimit = 10 * 1024 * 1024;
@@ -242,6 +245,7 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
   app.get('/healthz', async () => ({ status: 'ok' }));
   const metricsEndpoint = gateway.isBound(metricsEndpointToken) ? gateway.resolve(metricsEndpointToken) : undefined;
   if (metricsEndpoint?.path !== undefined) serveMetrics(app, { ...metricsEndpoint, path: metricsEndpoint.path });
+  if (options.console !== false) registerConsoleRoutes(app, prefix, options.console);
   app.get('/readyz', async (request, reply) => {
     if (gateway.state !== 'running') return reply.code(503).send({ status: 'not ready', gateway: gateway.state });
     try {

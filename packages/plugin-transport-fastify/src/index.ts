@@ -14,3 +14,4 @@ export * from './inference/inference-routes.js';
 export * from './inference/inference-proxy.js';
 export * from './inference/inference-request.js';
 export * from './inference/responses-routes.js';
+export * from './console-routes.js';
