@@ -9,9 +9,10 @@ const here = (path) => fileURLToPath(new URL(path, import.meta.url));
  * and no inline scripts (the page's Content-Security-Policy allows only its own files).
  * `npm run dev -w @berth/console` serves it with the API proxied to a gateway on 127.0.0.1:8080.
  */
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   root: here('./app'),
-  base: './',
+  // Built: relative to the page's <base href>; served by `vite` (dev): at /console/ like the gateway.
+  base: command === 'serve' ? '/console/' : './',
   logLevel: 'warn',
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
@@ -24,4 +25,4 @@ export default defineConfig({
   server: {
     proxy: { '/v1': 'http://127.0.0.1:8080', '/inference': 'http://127.0.0.1:8080' },
   },
-});
+}));

@@ -29,8 +29,12 @@ run('web console in Chromium', () => {
   const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
   // Browser-side expressions are strings: this file is type-checked for Node, without the DOM's types.
   /** Waits until the progress bar named `name` shows `value`. */
+  // (A function, not a string, for waitForFunction: the page's CSP forbids evaluating strings there.)
   const progressReaches = (name: string, value: number) =>
-    page.waitForFunction(`document.querySelector('progress[aria-label="${name}"]')?.value === ${value}`, undefined, { timeout: waitTimeout, polling: 100 });
+    page.waitForFunction(([label, target]) => {
+      const { document } = globalThis as unknown as { document: { querySelector(selector: string): { value?: number } | null } };
+      return document.querySelector(`progress[aria-label="${label}"]`)?.value === target;
+    }, [name, value] as const, { timeout: waitTimeout, polling: 100 });
   const focusedName = () => page.evaluate<string | null>(`document.activeElement?.getAttribute('name') ?? null`);
 
   beforeAll(async () => {
