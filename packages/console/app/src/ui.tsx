@@ -1,4 +1,6 @@
 import type { ComponentChildren } from 'preact';
+import { idOf, type Api } from './api.ts';
+import { may, type Role } from './permissions.ts';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 
 /** Loads data, then again every `intervalMs` (0: once) and on `reload()`; stops when the component goes. */
@@ -129,4 +131,71 @@ export function stateLabel(state: unknown): string {
 export function StateBadge({ state }: { state: unknown }) {
   const label = stateLabel(state);
   return <span class={`badge badge-${label.replace(/ /g, '-')}`}>{label || 'unknown'}</span>;
+}
+
+/** A collapsed "create" panel: a summary that opens a {@link Form} whose submit runs `onSubmit` through `action`. */
+export function CreatePanel(props: {
+  title: string;
+  submit: string;
+  action: ReturnType<typeof useAction>;
+  onSubmit: (form: HTMLFormElement) => Promise<unknown>;
+  children: ComponentChildren;
+}) {
+  return (
+    <details class="card-details">
+      <summary>{props.title}</summary>
+      <Form label={props.title} submit={props.submit} busy={props.action.busy} error={props.action.error} onSubmit={(form) => props.action.run(() => props.onSubmit(form))}>
+        {props.children}
+      </Form>
+    </details>
+  );
+}
+
+/** A list while it loads, when it is empty, and otherwise as `children` renders it. */
+export function Listing<T>(props: { items: readonly T[] | undefined; empty: string; children: (items: readonly T[]) => ComponentChildren }) {
+  if (props.items === undefined) return <p aria-busy="true">Loading…</p>;
+  if (props.items.length === 0) return <Empty>{props.empty}</Empty>;
+  return <>{props.children(props.items)}</>;
+}
+
+/** A table with a caption for screen readers and column headers; the last column may be unnamed actions. */
+export function DataTable(props: { caption: string; columns: readonly string[]; actions?: boolean; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="visually-hidden">{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((column) => <th key={column} scope="col">{column}</th>)}
+            {props.actions ? <th scope="col"><span class="visually-hidden">Actions</span></th> : null}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A destructive button that asks first (`question`), then runs `action` through `runner`. */
+export function ConfirmButton(props: { label: string; question: string; runner: ReturnType<typeof useAction>; action: () => Promise<unknown>; children: ComponentChildren; small?: boolean }) {
+  return (
+    <button type="button" class={props.small ? 'danger small' : 'danger'} disabled={props.runner.busy} aria-label={props.label} onClick={() => {
+      if (confirm(props.question)) void props.runner.run(props.action);
+    }}>{props.children}</button>
+  );
+}
+
+/** `<option>`s for resources: the value is the name, the text its display name or id. */
+export function NameOptions(props: { items: readonly { name: string; displayName?: string }[] | undefined; value?: (name: string) => string }) {
+  return <>{(props.items ?? []).map((item) => <option key={item.name} value={props.value ? props.value(item.name) : item.name}>{item.displayName || idOf(item.name)}</option>)}</>;
+}
+
+/** "Delete" for a resource of `collection` (shown when the role may delete there): asks, deletes, then `onDone`. */
+export function DeleteResource(props: { api: Api; role: Role; collection: string; noun: string; id: string; runner: ReturnType<typeof useAction>; onDone: () => void; question?: string; small?: boolean }) {
+  if (!may(props.role, props.collection, 'delete')) return null;
+  const { api, collection, id } = props;
+  return (
+    <ConfirmButton small={props.small ?? true} label={`Delete ${props.noun} ${id}`} question={props.question ?? `Delete ${props.noun} ${id}?`} runner={props.runner}
+      action={async () => { await api.call('DELETE', `/${collection}/${encodeURIComponent(id)}`); props.onDone(); }}>Delete</ConfirmButton>
+  );
 }

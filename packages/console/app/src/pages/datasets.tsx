@@ -3,7 +3,7 @@ import { idOf } from '../api.ts';
 import type { PageProps } from '../app.tsx';
 import { may } from '../permissions.ts';
 import { uploadFile } from '../upload.ts';
-import { Empty, ErrorNote, Field, Form, Page, ProgressBar, StateBadge, formatTime, useAction, usePoll } from '../ui.tsx';
+import { CreatePanel, DataTable, DeleteResource, Empty, ErrorNote, Field, Listing, Page, ProgressBar, StateBadge, formatTime, useAction, usePoll } from '../ui.tsx';
 
 interface Dataset {
   readonly name: string;
@@ -23,17 +23,16 @@ export function Datasets({ api, session }: PageProps) {
   const [downloads, setDownloads] = useState<{ dataset: string; files: [string, string][] } | undefined>(undefined);
   const download = useAction();
 
-  const onUpload = (form: HTMLFormElement) =>
-    upload.run(async () => {
-      const data = new FormData(form);
-      const file = data.get('file');
-      if (!(file instanceof File) || file.size === 0) throw new Error('Choose a non-empty file.');
-      const datasetId = String(data.get('datasetId')).trim();
-      setProgress(0);
-      await api.call('POST', '/datasets', { body: { datasetId, dataset: { displayName: String(data.get('displayName')).trim() || datasetId } } });
-      await uploadFile(api.accountPath(`/datasets/${encodeURIComponent(datasetId)}:upload`), api.credentials.apiKey, file, setProgress);
-      datasets.reload();
-    });
+  const onUpload = async (form: HTMLFormElement) => {
+    const data = new FormData(form);
+    const file = data.get('file');
+    if (!(file instanceof File) || file.size === 0) throw new Error('Choose a non-empty file.');
+    const datasetId = String(data.get('datasetId')).trim();
+    setProgress(0);
+    await api.call('POST', '/datasets', { body: { datasetId, dataset: { displayName: String(data.get('displayName')).trim() || datasetId } } });
+    await uploadFile(api.accountPath(`/datasets/${encodeURIComponent(datasetId)}:upload`), api.credentials.apiKey, file, setProgress);
+    datasets.reload();
+  };
   const showDownloads = (dataset: string) =>
     void download.run(async () => {
       const answer = await api.call<{ filenameToSignedUrls?: Record<string, string> }>('POST', `/datasets/${encodeURIComponent(dataset)}:getDownloadEndpoint`, { body: {} });
@@ -43,15 +42,12 @@ export function Datasets({ api, session }: PageProps) {
   return (
     <Page title="Datasets">
       {may(session.role, 'datasets', 'create') ? (
-        <details class="card-details">
-          <summary>Upload a dataset</summary>
-          <Form label="Upload a dataset" submit="Upload" busy={upload.busy} error={upload.error} onSubmit={onUpload}>
-            <Field label="Dataset id"><input name="datasetId" required pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
-            <Field label="Display name"><input name="displayName" maxLength={63} /></Field>
-            <Field label="File" hint="JSON lines (.jsonl)"><input name="file" type="file" required accept=".jsonl,.json,application/jsonl,application/json" /></Field>
-            {progress !== undefined ? <ProgressBar percent={progress * 100} label="Upload progress" /> : null}
-          </Form>
-        </details>
+        <CreatePanel title="Upload a dataset" submit="Upload" action={upload} onSubmit={onUpload}>
+          <Field label="Dataset id"><input name="datasetId" required pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
+          <Field label="Display name"><input name="displayName" maxLength={63} /></Field>
+          <Field label="File" hint="JSON lines (.jsonl)"><input name="file" type="file" required accept=".jsonl,.json,application/jsonl,application/json" /></Field>
+          {progress !== undefined ? <ProgressBar percent={progress * 100} label="Upload progress" /> : null}
+        </CreatePanel>
       ) : null}
       <ErrorNote error={datasets.error ?? remove.error ?? download.error} />
       {downloads ? (
@@ -63,35 +59,27 @@ export function Datasets({ api, session }: PageProps) {
           <button type="button" class="link-button" onClick={() => setDownloads(undefined)}>Close</button>
         </div>
       ) : null}
-      {datasets.data === undefined ? <p aria-busy="true">Loading…</p> : datasets.data.length === 0 ? <Empty>No datasets yet.</Empty> : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Datasets</caption>
-            <thead><tr><th scope="col">Dataset</th><th scope="col">State</th><th scope="col">Rows</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-            <tbody>
-              {datasets.data.map((dataset) => {
-                const id = idOf(dataset.name);
-                return (
-                  <tr key={dataset.name}>
-                    <th scope="row">{dataset.displayName || id}<div class="sub">{id}{dataset.sourceJobName ? ` · from ${idOf(dataset.sourceJobName)}` : ''}</div></th>
-                    <td><StateBadge state={dataset.state} /></td>
-                    <td>{dataset.exampleCount ?? ''}</td>
-                    <td>{formatTime(dataset.createTime)}</td>
-                    <td class="actions">
-                      {dataset.state === 'READY' ? <button type="button" class="small" onClick={() => showDownloads(id)} aria-label={`Download ${id}`}>Download</button> : null}
-                      {may(session.role, 'datasets', 'delete') ? (
-                        <button type="button" class="danger small" disabled={remove.busy} aria-label={`Delete dataset ${id}`} onClick={() => {
-                          if (confirm(`Delete dataset ${id}?`)) void remove.run(async () => { await api.call('DELETE', `/datasets/${encodeURIComponent(id)}`); datasets.reload(); });
-                        }}>Delete</button>
-                      ) : null}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Listing items={datasets.data} empty="No datasets yet.">
+        {(items) => (
+          <DataTable caption="Datasets" columns={['Dataset', 'State', 'Rows', 'Created']} actions>
+            {items.map((dataset) => {
+              const id = idOf(dataset.name);
+              return (
+                <tr key={dataset.name}>
+                  <th scope="row">{dataset.displayName || id}<div class="sub">{id}{dataset.sourceJobName ? ` · from ${idOf(dataset.sourceJobName)}` : ''}</div></th>
+                  <td><StateBadge state={dataset.state} /></td>
+                  <td>{dataset.exampleCount ?? ''}</td>
+                  <td>{formatTime(dataset.createTime)}</td>
+                  <td class="actions">
+                    {dataset.state === 'READY' ? <button type="button" class="small" onClick={() => showDownloads(id)} aria-label={`Download ${id}`}>Download</button> : null}
+                    <DeleteResource api={api} role={session.role} collection="datasets" noun="dataset" id={id} runner={remove} onDone={datasets.reload} />
+                  </td>
+                </tr>
+              );
+            })}
+          </DataTable>
+        )}
+      </Listing>
     </Page>
   );
 }

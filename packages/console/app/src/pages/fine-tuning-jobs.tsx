@@ -4,7 +4,7 @@ import { RewardChart } from '../chart.tsx';
 import { isFinished, JobCard, type JobProgress } from '../jobs.tsx';
 import { rewardCurve } from '../metrics.ts';
 import { may } from '../permissions.ts';
-import { Empty, ErrorNote, Field, Form, Page, useAction, usePoll } from '../ui.tsx';
+import { CreatePanel, ErrorNote, Field, Listing, NameOptions, Page, useAction, usePoll } from '../ui.tsx';
 import type { Model } from './models.tsx';
 
 interface FineTuningJob {
@@ -29,72 +29,64 @@ export function FineTuningJobs({ api, session }: PageProps) {
   const evaluators = usePoll(() => api.listAll<{ name: string; displayName?: string }>('evaluators'), 0);
   const create = useAction();
   const action = useAction();
-  const onCreate = (form: HTMLFormElement) =>
-    create.run(async () => {
-      const data = new FormData(form);
-      const outputModel = String(data.get('outputModel')).trim();
-      const epochs = Number(data.get('epochs'));
-      await api.call('POST', '/reinforcementFineTuningJobs', {
-        query: { reinforcementFineTuningJobId: String(data.get('jobId')).trim() || undefined },
-        body: {
-          dataset: String(data.get('dataset')),
-          evaluator: String(data.get('evaluator')),
-          trainingConfig: {
-            baseModel: String(data.get('baseModel')),
-            ...(outputModel ? { outputModel: `${api.resourcePrefix}models/${outputModel}` } : {}),
-            ...(epochs > 0 ? { epochs } : {}),
-          },
+  const onCreate = async (form: HTMLFormElement) => {
+    const data = new FormData(form);
+    const outputModel = String(data.get('outputModel')).trim();
+    const epochs = Number(data.get('epochs'));
+    await api.call('POST', '/reinforcementFineTuningJobs', {
+      query: { reinforcementFineTuningJobId: String(data.get('jobId')).trim() || undefined },
+      body: {
+        dataset: String(data.get('dataset')),
+        evaluator: String(data.get('evaluator')),
+        trainingConfig: {
+          baseModel: String(data.get('baseModel')),
+          ...(outputModel ? { outputModel: `${api.resourcePrefix}models/${outputModel}` } : {}),
+          ...(epochs > 0 ? { epochs } : {}),
         },
-      });
-      jobs.reload();
+      },
     });
+    jobs.reload();
+  };
   const act = (run: () => Promise<unknown>) => void action.run(async () => { await run(); jobs.reload(); });
   return (
     <Page title="Fine-tuning jobs">
       {may(session.role, 'reinforcementFineTuningJobs', 'create') ? (
-        <details class="card-details">
-          <summary>Start a reinforcement fine-tuning job</summary>
-          <Form label="Start a reinforcement fine-tuning job" submit="Start" busy={create.busy} error={create.error} onSubmit={onCreate}>
-            <Field label="Job id" hint="optional"><input name="jobId" pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
-            <Field label="Base model">
-              <select name="baseModel" required>{(models.data ?? []).map((model) => <option key={model.name} value={model.name}>{model.displayName || idOf(model.name)}</option>)}</select>
-            </Field>
-            <Field label="Training dataset">
-              <select name="dataset" required>{(datasets.data ?? []).map((dataset) => <option key={dataset.name} value={dataset.name}>{idOf(dataset.name)}</option>)}</select>
-            </Field>
-            <Field label="Evaluator">
-              <select name="evaluator" required>{(evaluators.data ?? []).map((evaluator) => <option key={evaluator.name} value={evaluator.name}>{evaluator.displayName || idOf(evaluator.name)}</option>)}</select>
-            </Field>
-            <Field label="Output model id" hint="optional"><input name="outputModel" pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
-            <Field label="Epochs"><input name="epochs" type="number" min={1} defaultValue={1} /></Field>
-          </Form>
-        </details>
+        <CreatePanel title="Start a reinforcement fine-tuning job" submit="Start" action={create} onSubmit={onCreate}>
+          <Field label="Job id" hint="optional"><input name="jobId" pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
+          <Field label="Base model"><select name="baseModel" required><NameOptions items={models.data} /></select></Field>
+          <Field label="Training dataset"><select name="dataset" required><NameOptions items={datasets.data} /></select></Field>
+          <Field label="Evaluator"><select name="evaluator" required><NameOptions items={evaluators.data} /></select></Field>
+          <Field label="Output model id" hint="optional"><input name="outputModel" pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
+          <Field label="Epochs"><input name="epochs" type="number" min={1} defaultValue={1} /></Field>
+        </CreatePanel>
       ) : null}
       <ErrorNote error={jobs.error ?? action.error} />
-      {jobs.data === undefined ? <p aria-busy="true">Loading…</p> : jobs.data.length === 0 ? <Empty>No fine-tuning jobs.</Empty> : (
-        <ul class="cards" aria-label="Fine-tuning jobs">
-          {jobs.data.map((job) => {
-            const id = idOf(job.name);
-            const path = `/reinforcementFineTuningJobs/${encodeURIComponent(id)}`;
-            const curve = rewardCurve(job.outputMetrics);
-            const mayAct = may(session.role, 'reinforcementFineTuningJobs', 'action');
-            return (
-              <JobCard key={job.name} id={id} title={job.displayName || id} state={job.state} progress={job.jobProgress} actions={<>
-                {!isFinished(job.state) && mayAct ? <button type="button" disabled={action.busy} onClick={() => act(() => api.call('POST', `${path}:cancel`, { body: {} }))}>Cancel</button> : null}
-                {resumable.has(job.state ?? '') && mayAct ? <button type="button" disabled={action.busy} onClick={() => act(() => api.call('POST', `${path}:resume`, { body: {} }))}>Resume</button> : null}
-              </>}>
-                <p class="sub">
-                  {job.trainingConfig?.baseModel ? idOf(job.trainingConfig.baseModel) : ''}
-                  {job.trainingConfig?.outputModel ? ` → ${idOf(job.trainingConfig.outputModel)}` : ''}
-                  {job.status?.message ? ` · ${job.status.message}` : ''}
-                </p>
-                {curve.length > 0 ? <RewardChart points={curve} title={`Reward of ${job.displayName || id} by step`} />
-                  : job.outputMetrics ? <pre class="metrics">{job.outputMetrics}</pre> : null}
-              </JobCard>
-            );
-          })}
-        </ul>
-      )}
+      <Listing items={jobs.data} empty="No fine-tuning jobs.">
+        {(items) => (
+          <ul class="cards" aria-label="Fine-tuning jobs">
+            {items.map((job) => {
+              const id = idOf(job.name);
+              const path = `/reinforcementFineTuningJobs/${encodeURIComponent(id)}`;
+              const curve = rewardCurve(job.outputMetrics);
+              const mayAct = may(session.role, 'reinforcementFineTuningJobs', 'action');
+              return (
+                <JobCard key={job.name} id={id} title={job.displayName || id} state={job.state} progress={job.jobProgress} actions={<>
+                  {!isFinished(job.state) && mayAct ? <button type="button" disabled={action.busy} onClick={() => act(() => api.call('POST', `${path}:cancel`, { body: {} }))}>Cancel</button> : null}
+                  {resumable.has(job.state ?? '') && mayAct ? <button type="button" disabled={action.busy} onClick={() => act(() => api.call('POST', `${path}:resume`, { body: {} }))}>Resume</button> : null}
+                </>}>
+                  <p class="sub">
+                    {job.trainingConfig?.baseModel ? idOf(job.trainingConfig.baseModel) : ''}
+                    {job.trainingConfig?.outputModel ? ` → ${idOf(job.trainingConfig.outputModel)}` : ''}
+                    {job.status?.message ? ` · ${job.status.message}` : ''}
+                  </p>
+                  {curve.length > 0 ? <RewardChart points={curve} title={`Reward of ${job.displayName || id} by step`} />
+                    : job.outputMetrics ? <pre class="metrics">{job.outputMetrics}</pre> : null}
+                </JobCard>
+              );
+            })}
+          </ul>
+        )}
+      </Listing>
     </Page>
   );
 }

@@ -1,8 +1,8 @@
 import { idOf } from '../api.ts';
 import type { PageProps } from '../app.tsx';
 import { may } from '../permissions.ts';
-import { Link } from '../router.tsx';
-import { Empty, ErrorNote, Field, Form, Page, StateBadge, formatTime, useAction, usePoll } from '../ui.tsx';
+import { Link, navigate } from '../router.tsx';
+import { ConfirmButton, CreatePanel, DataTable, Empty, ErrorNote, Field, Form, Listing, Page, StateBadge, formatTime, useAction, usePoll } from '../ui.tsx';
 import { acceleratorTypes } from './deployments.tsx';
 
 interface DeployedModelRef {
@@ -31,55 +31,47 @@ export function Models(props: PageProps) {
 function ModelList({ api, session }: PageProps) {
   const models = usePoll(() => api.listAll<Model>('models'), 5000);
   const create = useAction();
-  const onCreate = (form: HTMLFormElement) =>
-    create.run(async () => {
-      const data = new FormData(form);
-      const kind = String(data.get('kind'));
-      const parameterCount = String(data.get('parameterCount') ?? '').trim();
-      const model: Record<string, unknown> = { kind, displayName: String(data.get('displayName')).trim() || undefined };
-      const contextLength = Number(data.get('contextLength'));
-      if (contextLength > 0) model.contextLength = contextLength;
-      if (kind === 'HUB_BASE_MODEL') {
-        model.baseModelDetails = { checkpointFormat: 'HUB', hubFiles: ['model.safetensors'], ...(parameterCount ? { parameterCount } : {}) };
-      }
-      await api.call('POST', '/models', { body: { modelId: String(data.get('modelId')).trim(), model } });
-      models.reload();
-    });
+  const onCreate = async (form: HTMLFormElement) => {
+    const data = new FormData(form);
+    const kind = String(data.get('kind'));
+    const parameterCount = String(data.get('parameterCount') ?? '').trim();
+    const model: Record<string, unknown> = { kind, displayName: String(data.get('displayName')).trim() || undefined };
+    const contextLength = Number(data.get('contextLength'));
+    if (contextLength > 0) model.contextLength = contextLength;
+    if (kind === 'HUB_BASE_MODEL') {
+      model.baseModelDetails = { checkpointFormat: 'HUB', hubFiles: ['model.safetensors'], ...(parameterCount ? { parameterCount } : {}) };
+    }
+    await api.call('POST', '/models', { body: { modelId: String(data.get('modelId')).trim(), model } });
+    models.reload();
+  };
   return (
     <Page title="Models">
       {may(session.role, 'models', 'create') ? (
-        <details class="card-details">
-          <summary>Register a model</summary>
-          <Form label="Register a model" submit="Register" busy={create.busy} error={create.error} onSubmit={onCreate}>
-              <Field label="Model id"><input name="modelId" required pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
-              <Field label="Display name"><input name="displayName" maxLength={63} /></Field>
-              <Field label="Kind">
-                <select name="kind">{kinds.map((kind) => <option key={kind}>{kind}</option>)}</select>
-              </Field>
-              <Field label="Parameter count" hint="base models: sizes the deployment"><input name="parameterCount" inputMode="numeric" pattern="[0-9]*" defaultValue="8000000000" /></Field>
-              <Field label="Context length"><input name="contextLength" type="number" min={1} defaultValue={8192} /></Field>
-          </Form>
-        </details>
+        <CreatePanel title="Register a model" submit="Register" action={create} onSubmit={onCreate}>
+          <Field label="Model id"><input name="modelId" required pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
+          <Field label="Display name"><input name="displayName" maxLength={63} /></Field>
+          <Field label="Kind">
+            <select name="kind">{kinds.map((kind) => <option key={kind}>{kind}</option>)}</select>
+          </Field>
+          <Field label="Parameter count" hint="base models: sizes the deployment"><input name="parameterCount" inputMode="numeric" pattern="[0-9]*" defaultValue="8000000000" /></Field>
+          <Field label="Context length"><input name="contextLength" type="number" min={1} defaultValue={8192} /></Field>
+        </CreatePanel>
       ) : null}
       <ErrorNote error={models.error} />
-      {models.data === undefined ? <p aria-busy="true">Loading…</p> : models.data.length === 0 ? <Empty>No models yet.</Empty> : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Models of the account</caption>
-            <thead><tr><th scope="col">Model</th><th scope="col">Kind</th><th scope="col">State</th><th scope="col">Created</th></tr></thead>
-            <tbody>
-              {models.data.map((model) => (
-                <tr key={model.name}>
-                  <th scope="row"><Link to={`models/${idOf(model.name)}`}>{model.displayName || idOf(model.name)}</Link><div class="sub">{idOf(model.name)}</div></th>
-                  <td>{model.kind}</td>
-                  <td><StateBadge state={model.state} /></td>
-                  <td>{formatTime(model.createTime)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Listing items={models.data} empty="No models yet.">
+        {(items) => (
+          <DataTable caption="Models of the account" columns={['Model', 'Kind', 'State', 'Created']}>
+            {items.map((model) => (
+              <tr key={model.name}>
+                <th scope="row"><Link to={`models/${idOf(model.name)}`}>{model.displayName || idOf(model.name)}</Link><div class="sub">{idOf(model.name)}</div></th>
+                <td>{model.kind}</td>
+                <td><StateBadge state={model.state} /></td>
+                <td>{formatTime(model.createTime)}</td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </Listing>
     </Page>
   );
 }
@@ -143,9 +135,8 @@ function ModelDetail({ api, session, id }: PageProps & { id: string }) {
       ) : null}
       {may(session.role, 'models', 'delete') ? (
         <p>
-          <button type="button" class="danger" disabled={remove.busy} onClick={() => {
-            if (confirm(`Delete model ${id}?`)) void remove.run(async () => { await api.call('DELETE', `/models/${encodeURIComponent(id)}`); history.back(); });
-          }}>Delete model</button>
+          <ConfirmButton label={`Delete model ${id}`} question={`Delete model ${id}?`} runner={remove}
+            action={async () => { await api.call('DELETE', `/models/${encodeURIComponent(id)}`); navigate('models'); }}>Delete model</ConfirmButton>
           <ErrorNote error={remove.error} />
         </p>
       ) : null}

@@ -3,7 +3,7 @@ import { idOf, type Api } from '../api.ts';
 import type { PageProps } from '../app.tsx';
 import { may, type Role } from '../permissions.ts';
 import type { Session } from '../session.ts';
-import { Empty, ErrorNote, Field, Form, Page, formatTime, useAction, usePoll } from '../ui.tsx';
+import { ConfirmButton, CreatePanel, DataTable, DeleteResource, ErrorNote, Field, Form, Listing, Page, formatTime, useAction, usePoll } from '../ui.tsx';
 
 interface User {
   readonly name: string;
@@ -29,38 +29,31 @@ export function Users({ api, session }: PageProps) {
   const [selected, setSelected] = useState<string | undefined>(session.userName);
   const create = useAction();
   const remove = useAction();
-  const onCreate = (form: HTMLFormElement) =>
-    create.run(async () => {
-      const data = new FormData(form);
-      const email = String(data.get('email')).trim();
-      await api.call('POST', '/users', {
-        query: { userId: String(data.get('userId')).trim() },
-        body: { role: String(data.get('role')), displayName: String(data.get('displayName')).trim() || undefined, ...(email ? { email } : {}) },
-      });
-      users.reload();
+  const onCreate = async (form: HTMLFormElement) => {
+    const data = new FormData(form);
+    const email = String(data.get('email')).trim();
+    await api.call('POST', '/users', {
+      query: { userId: String(data.get('userId')).trim() },
+      body: { role: String(data.get('role')), displayName: String(data.get('displayName')).trim() || undefined, ...(email ? { email } : {}) },
     });
+    users.reload();
+  };
   const mayManageKeys = (user: string) => may(session.role, 'apiKeys', 'list', user === session.userName);
   return (
     <Page title="Users and API keys">
       {may(session.role, 'users', 'create') ? (
-        <details class="card-details">
-          <summary>Add a user</summary>
-          <Form label="Add a user" submit="Add" busy={create.busy} error={create.error} onSubmit={onCreate}>
-            <Field label="User id"><input name="userId" required pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
-            <Field label="Role"><select name="role">{roles.map((role) => <option key={role} selected={role === 'user'}>{role}</option>)}</select></Field>
-            <Field label="Display name"><input name="displayName" maxLength={63} /></Field>
-            <Field label="E-mail"><input name="email" type="email" /></Field>
-          </Form>
-        </details>
+        <CreatePanel title="Add a user" submit="Add" action={create} onSubmit={onCreate}>
+          <Field label="User id"><input name="userId" required pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
+          <Field label="Role"><select name="role">{roles.map((role) => <option key={role} selected={role === 'user'}>{role}</option>)}</select></Field>
+          <Field label="Display name"><input name="displayName" maxLength={63} /></Field>
+          <Field label="E-mail"><input name="email" type="email" /></Field>
+        </CreatePanel>
       ) : null}
       <ErrorNote error={users.error ?? remove.error} />
-      {users.data === undefined ? <p aria-busy="true">Loading…</p> : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Users of the account</caption>
-            <thead><tr><th scope="col">User</th><th scope="col">Role</th><th scope="col">E-mail</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-            <tbody>
-              {users.data.map((user) => {
+      <Listing items={users.data} empty="No users.">
+        {(items) => (
+          <DataTable caption="Users of the account" columns={['User', 'Role', 'E-mail']} actions>
+            {items.map((user) => {
                 const id = idOf(user.name);
                 return (
                   <tr key={user.name} aria-selected={user.name === selected}>
@@ -69,19 +62,17 @@ export function Users({ api, session }: PageProps) {
                     <td>{user.email}</td>
                     <td class="actions">
                       {mayManageKeys(user.name) ? <button type="button" class="small" aria-label={`API keys of ${id}`} onClick={() => setSelected(user.name)}>API keys</button> : null}
-                      {may(session.role, 'users', 'delete') && user.name !== session.userName ? (
-                        <button type="button" class="danger small" disabled={remove.busy} aria-label={`Delete user ${id}`} onClick={() => {
-                          if (confirm(`Delete user ${id} and their API keys?`)) void remove.run(async () => { await api.call('DELETE', `/users/${encodeURIComponent(id)}`); users.reload(); });
-                        }}>Delete</button>
+                      {user.name !== session.userName ? (
+                        <DeleteResource api={api} role={session.role} collection="users" noun="user" id={id} runner={remove} onDone={users.reload}
+                          question={`Delete user ${id} and their API keys?`} />
                       ) : null}
                     </td>
                   </tr>
                 );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+            })}
+          </DataTable>
+        )}
+      </Listing>
       {selected && mayManageKeys(selected) ? <ApiKeys key={selected} api={api} session={session} user={selected} /> : null}
     </Page>
   );
@@ -125,13 +116,10 @@ function ApiKeys({ api, session, user }: { api: Api; session: Session; user: str
         </Form>
       ) : null}
       <ErrorNote error={keys.error ?? revoke.error} />
-      {keys.data === undefined ? <p aria-busy="true">Loading…</p> : keys.data.length === 0 ? <Empty>No API keys.</Empty> : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">API keys of {idOf(user)}</caption>
-            <thead><tr><th scope="col">Key</th><th scope="col">Starts with</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-            <tbody>
-              {keys.data.map((key) => (
+      <Listing items={keys.data} empty="No API keys.">
+        {(items) => (
+          <DataTable caption={`API keys of ${idOf(user)}`} columns={['Key', 'Starts with', 'Created', 'Expires']} actions>
+            {items.map((key) => (
                 <tr key={key.keyId}>
                   <th scope="row">{key.displayName || key.keyId}</th>
                   <td><code>{key.prefix}…</code></td>
@@ -139,19 +127,15 @@ function ApiKeys({ api, session, user }: { api: Api; session: Session; user: str
                   <td>{formatTime(key.expireTime) || 'never'}</td>
                   <td>
                     {may(session.role, 'apiKeys', 'delete', own) ? (
-                      <button type="button" class="danger small" disabled={revoke.busy} aria-label={`Revoke key ${key.displayName || key.keyId}`} onClick={() => {
-                        if (confirm(`Revoke key ${key.displayName || key.keyId}? Calls with it fail from now on.`)) {
-                          void revoke.run(async () => { await api.call('DELETE', `${base}/${encodeURIComponent(key.keyId)}`); keys.reload(); });
-                        }
-                      }}>Revoke</button>
+                      <ConfirmButton small label={`Revoke key ${key.displayName || key.keyId}`} question={`Revoke key ${key.displayName || key.keyId}? Calls with it fail from now on.`}
+                        runner={revoke} action={async () => { await api.call('DELETE', `${base}/${encodeURIComponent(key.keyId)}`); keys.reload(); }}>Revoke</ConfirmButton>
                     ) : null}
                   </td>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </DataTable>
+        )}
+      </Listing>
     </section>
   );
 }
