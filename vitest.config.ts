@@ -47,6 +47,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.test.ts', `packages/*/src/**/${e2e}`],
+          // Every gateway's log lines are scanned for the secrets the tests created (test/e2e/log-capture.ts).
+          globalSetup: ['test/e2e/log-scan.global-setup.ts'],
           exclude: ['**/node_modules/**', 'test/fuzz/**', pg],
         },
       },

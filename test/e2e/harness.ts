@@ -2,6 +2,7 @@ import { createGateway, type Gateway, type GatewayConfig, type GatewayPlugin } f
 import { memoryStorage } from '@berth/plugin-storage-memory';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { serveGateway, type RunningServer, type ServeOptions } from '@berth/plugin-transport-fastify';
+import { e2eLogger, rememberSecret, rememberSecretsIn } from './log-capture.js';
 
 export const adminKey = 'test-admin-key-0123456789';
 export const account = 'acme';
@@ -25,13 +26,19 @@ export async function startHarness(options: { plugins?: GatewayPlugin[]; serve?:
   const gateway = createGateway({
     plugins: options.plugins ?? [memoryStorage(), apiKeyAuth({ cacheTtlMs: 0 })],
     config: { ...options.config, bootstrapAccountId: account, bootstrapApiKey: adminKey },
+    logger: e2eLogger(),
   });
+  rememberSecret(adminKey);
   await gateway.start();
   const server = await serveGateway(gateway, options.serve);
   const call: Harness['call'] = async (method, path, callOptions = {}) => {
     const headers: Record<string, string> = { ...callOptions.headers };
     const key = callOptions.key === undefined ? adminKey : callOptions.key;
-    if (key !== null) headers.authorization = `Bearer ${key}`;
+    if (key !== null) {
+      headers.authorization = `Bearer ${key}`;
+      rememberSecret(key);
+    }
+    rememberSecretsIn(callOptions.body);
     let body: string | undefined;
     if (callOptions.raw !== undefined) body = callOptions.raw;
     else if (callOptions.body !== undefined) body = JSON.stringify(callOptions.body);
@@ -42,6 +49,7 @@ export async function startHarness(options: { plugins?: GatewayPlugin[]; serve?:
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {}
+    rememberSecretsIn(parsed, path.includes('/apiKeys'));
     return { status: response.status, body: parsed as never, headers: response.headers };
   };
   return {

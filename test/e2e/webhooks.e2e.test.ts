@@ -7,6 +7,7 @@ import { memoryStorage } from '@berth/plugin-storage-memory';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { webhookDeliverySchema, webhooks } from '@berth/plugin-webhooks';
 import { account, startHarness, undeclaredFields, userWithKey, type Harness } from './harness.js';
+import { rememberSecret } from './log-capture.js';
 
 /**
  * Webhook delivery through a served gateway: an event recorded in a storage transaction (as the
@@ -14,6 +15,7 @@ import { account, startHarness, undeclaredFields, userWithKey, type Harness } fr
  * Webhooks, and its delivery with both attempts is readable at /v1/accounts/{a}/webhookDeliveries.
  */
 const secret = `whsec_${Buffer.from('thirty-two bytes of webhook key!').toString('base64')}`;
+rememberSecret(secret);
 const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
 const receiver = createServer((request, response) => {
   const chunks: Buffer[] = [];

@@ -27,3 +27,4 @@ export * from './blobs/index.js';
 export * from './evaluators/index.js';
 export * from './trainers/index.js';
 export * from './training-files/index.js';
+export * from './tracing/index.js';

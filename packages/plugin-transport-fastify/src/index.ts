@@ -15,3 +15,4 @@ export * from './inference/inference-proxy.js';
 export * from './inference/inference-request.js';
 export * from './inference/responses-routes.js';
 export * from './console-routes.js';
+export * from './json-logger.js';

@@ -1,4 +1,5 @@
-import { consoleLogger, createGateway, queueWorkers, type Gateway, type GatewayLogger, type GatewayPlugin } from '@berth/core';
+import { createGateway, queueWorkers, type Gateway, type GatewayLogger, type GatewayPlugin } from '@berth/core';
+import { jsonLogger } from '@berth/plugin-transport-fastify';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { postgresStorage } from '@berth/plugin-storage-postgres';
 import type { PostgresGatewaySettings } from './postgres-settings.js';
@@ -37,6 +38,6 @@ export function buildPostgresGateway(settings: PostgresGatewaySettings, options:
       maxModelFileBytes: settings.maxModelFileBytes,
       maxModelBytes: settings.maxModelBytes,
     },
-    logger: options.logger ?? consoleLogger(settings.logLevel),
+    logger: options.logger ?? jsonLogger({ level: settings.logLevel }),
   });
 }

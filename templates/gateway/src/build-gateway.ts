@@ -1,4 +1,5 @@
-import { consoleLogger, createGateway, queueWorkers, type Gateway, type GatewayPlugin } from '@berth/core';
+import { createGateway, queueWorkers, type Gateway, type GatewayPlugin } from '@berth/core';
+import { jsonLogger } from '@berth/plugin-transport-fastify';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { gpuxRuntime } from '@berth/plugin-runtime-gpux';
 import { gpuyRuntime } from '@berth/plugin-runtime-gpuy';
@@ -37,6 +38,7 @@ export function buildGateway(settings: TemplateSettings, storage: GatewayPlugin 
       maxModelFileBytes: settings.maxModelFileBytes,
       maxModelBytes: settings.maxModelBytes,
     },
-    logger: consoleLogger(settings.logLevel),
+    // pino JSON lines with request and trace ids, credentials redacted (docs/operations.md).
+    logger: jsonLogger({ level: settings.logLevel }),
   });
 }
