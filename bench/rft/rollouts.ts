@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import {
-  createGateway, createSandboxEvaluatorRunner, parseRlRow, rolloutSampling, runRollouts, servingDirectoryToken, systemContext, telemetryToken,
+  createGateway, createSandboxEvaluatorRunner, parseRlRow, rolloutSampling, runRollouts, sampleSeed, servingDirectoryToken, systemContext, telemetryToken,
   type EvaluatorSpec, type RlRow,
 } from '@berth/core';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
@@ -60,6 +60,7 @@ export async function runRolloutBenchmark(): Promise<RolloutBenchmarkResult> {
     const sampling = rolloutSampling({ responseCandidatesCount: candidates, maxOutputTokens, temperature: 1 });
     const target = await gateway.resolve(servingDirectoryToken).resolve(ctx, benchModel);
     const samples = rowCount * candidates;
+    const seedBase = 'accounts/bench/reinforcementFineTuningJobs/bench#epoch-1';
 
     const direct = async (): Promise<number> => {
       let next = 0;
@@ -72,7 +73,7 @@ export async function runRolloutBenchmark(): Promise<RolloutBenchmarkResult> {
             method: 'POST',
             dispatcher: directAgent,
             headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ model: 'reference-model', messages: row.row.messages, max_tokens: maxOutputTokens, temperature: 1, n: 1 }),
+            body: JSON.stringify({ model: 'reference-model', seed: sampleSeed(seedBase, row.index, i % candidates), messages: row.row.messages, max_tokens: maxOutputTokens, temperature: 1, n: 1 }),
           });
           // Parsed, as the gateway parses each answer to read its text and usage.
           const answer = (await response.body.json()) as { choices?: { message?: { content?: string } }[] };
@@ -85,7 +86,7 @@ export async function runRolloutBenchmark(): Promise<RolloutBenchmarkResult> {
     const throughGateway = async (): Promise<number> => {
       const started = performance.now();
       const { counts } = await runRollouts(ctx, {
-        client: proxy, target, sampling, evaluators, evaluator, maxConcurrentRollouts: concurrency, maxConcurrentEvaluations: 8,
+        client: proxy, target, sampling, evaluators, evaluator, maxConcurrentRollouts: concurrency, maxConcurrentEvaluations: 8, seedBase,
       }, rows);
       if (counts.rollouts !== samples || counts.scored !== samples) throw new Error(`gateway: ${counts.scored} of ${counts.rollouts} rollouts scored, expected ${samples}`);
       return samples / ((performance.now() - started) / 1000);

@@ -3,4 +3,4 @@ export { rftJobRunnerToken } from './tokens.js';
 export { ServiceRftModels, policyModelName, type RftModels, type AddonFromCheckpoint } from './rft-models.js';
 export { carveoutEvery, chunkingThresholdRows, chunkRanges, parseRlRow, splitRows, type RftRows, type RlRow } from './rft-dataset.js';
 export { earlyStoppingMinDelta, earlyStoppingPatience, rewardPlateaued } from './rft-metrics.js';
-export { rolloutDefaults, rolloutSampling, runRollouts, type RolloutRun, type RolloutSampling } from './rft-rollouts.js';
+export { rolloutDefaults, rolloutSampling, runRollouts, sampleSeed, type RolloutRun, type RolloutSampling } from './rft-rollouts.js';
