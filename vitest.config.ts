@@ -7,7 +7,8 @@ import { defineConfig } from 'vitest/config';
  * - `pg`: every `*.pg.test.ts` (PostgreSQL through `DATABASE_URL`, or embedded PGlite without it),
  *   including the multi-instance suite (`npm run test:pg`);
  * - `e2e`: suites under `test/` that drive the gateway from outside, and `*.e2e.test.ts` beside the code
- *   of packages that drive a gateway they start (the `berth` CLI) (`npm run test:e2e`);
+ *   of packages that drive a gateway they start (the `berth` CLI), and the example projects' tests under
+ *   `examples/` (apps embedding a gateway) (`npm run test:e2e`);
  * - `fuzz`: the property-based suites under `test/fuzz`.
  * `npm test` runs them all.
  *
@@ -46,7 +47,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/**/*.test.ts', `packages/*/src/**/${e2e}`],
+          include: ['test/**/*.test.ts', `packages/*/src/**/${e2e}`, 'examples/*/src/**/*.test.ts'],
           // Every gateway's log lines are scanned for the secrets the tests created (test/e2e/log-capture.ts).
           globalSetup: ['test/e2e/log-scan.global-setup.ts'],
           exclude: ['**/node_modules/**', 'test/fuzz/**', pg],

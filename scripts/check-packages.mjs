@@ -16,8 +16,10 @@
  * 4. Does the same with templates/runtime-plugin (a third-party runtime: its tests run core's runtime
  *    contract suite from the published `@berth/core/testing`), then packs it as its author would publish
  *    it (its `prepack` builds it) and runs publint and arethetypeswrong on that tarball.
- * 5. Scaffolds embed-fastify (Berth under /berth in a Fastify app) and gateway-postgres the same way and
- *    runs their tests; the embed-fastify app is started until `/healthz` answers.
+ * 5. Scaffolds embed-fastify, embed-express and embed-node-http (Berth under /berth in a Fastify, Express
+ *    and plain node:http app: the example projects of docs/embedding.md), in-process (Berth's services
+ *    with no HTTP) and gateway-postgres the same way and runs their tests; the embedding apps are started
+ *    until `/berth/healthz`, `/berth/docs` and its assets answer, and in-process's `npm start` runs to its end.
  *
  * `--node24` imports every export under Node 24 too (`npx -p node@24`); `--keep` leaves the scratch
  * directory for inspection.
@@ -104,14 +106,28 @@ try {
   await checkTarball('the runtime-plugin template', join(scratch, packed.at(-1).filename));
   if (problems.length > 0) fail();
 
-  for (const template of ['embed-fastify', 'gateway-postgres']) {
-    step(`scaffold ${template} against the tarballs: its tests${template === 'embed-fastify' ? ', then npm start answers /healthz' : ''}`);
+  // After its tests: where `npm start` must answer /healthz and /docs, or the line its run (which ends by itself) must print.
+  const afterTests = {
+    'embed-fastify': { mount: '/berth' },
+    'embed-express': { mount: '/berth' },
+    'embed-node-http': { mount: '/berth' },
+    'in-process': { prints: 'READY on GPUX_H100_80GB: accounts/my-account/deployments/chat' },
+    'gateway-postgres': {},
+  };
+  for (const [template, { mount, prints }] of Object.entries(afterTests)) {
+    step(`scaffold ${template} against the tarballs: its tests${mount ? `, then npm start answers ${mount}/healthz and ${mount}/docs` : prints ? ', then npm start runs' : ''}`);
     const project = scaffold(template, local, (manifest) => manifest.dependencies);
     run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: project, env });
     run('npm', ['test'], { cwd: project, env });
-    if (template === 'embed-fastify') await startAndProbe(project, env, '/berth/docs');
+    if (mount) await startAndProbe(project, env, mount);
+    if (prints) {
+      const out = run('npm', ['start', '--silent'], { cwd: project, env, capture: true });
+      if (!out.includes(prints)) problems.push(`${template}: npm start printed ${JSON.stringify(out)}, without "${prints}"`);
+      console.log(out.trim().replace(/^/gm, '  '));
+    }
   }
-  console.log('\ncheck:packages: every package packs, passes publint and arethetypeswrong, installs outside the workspace and serves; the runtime-plugin template passes its tests and packs');
+  if (problems.length > 0) fail();
+  console.log('\ncheck:packages: every package packs, passes publint and arethetypeswrong, installs outside the workspace and serves; the runtime-plugin template passes its tests and packs; the embedding and in-process projects pass their tests and run');
 } finally {
   if (keep) console.log(`scratch directory kept: ${scratch}`);
   else rmSync(scratch, { recursive: true, force: true });
@@ -192,22 +208,23 @@ function scratchEnv() {
   return env;
 }
 
-async function startAndProbe(app, env, docsPath = '/docs') {
+async function startAndProbe(app, env, mount = '') {
+  const path = `${mount}/healthz`;
   const port = await freePort();
   const child = spawn('npm', ['start'], { cwd: app, env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'inherit', detached: true });
   try {
     const deadline = Date.now() + 180_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
-      const answer = await get(`http://127.0.0.1:${port}/healthz`);
+      const answer = await get(`http://127.0.0.1:${port}${path}`);
       if (answer.status === 200) {
-        console.log(`  GET /healthz → 200 ${answer.body}`);
-        await probeDocs(`http://127.0.0.1:${port}`, docsPath);
+        console.log(`  GET ${path} → 200 ${answer.body}`);
+        await probeDocs(`http://127.0.0.1:${port}`, `${mount}/docs`);
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    throw new Error('no answer from /healthz within 180 s');
+    throw new Error(`no answer from ${path} within 180 s`);
   } finally {
     await new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();

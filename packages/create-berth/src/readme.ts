@@ -10,7 +10,7 @@ export function projectReadme(options: { name: string; template: TemplateId; tem
     '',
     '```sh',
   ];
-  if (info.starts) lines.push('npm install && npm start   # type-checks, builds and serves on http://127.0.0.1:8080');
+  if (info.starts) lines.push(`npm install && npm start   # ${info.startNote ?? 'type-checks, builds and serves on http://127.0.0.1:8080'}`);
   lines.push('npm install && npm test    # runs the project\'s tests', '```', '');
   lines.push(...usage(options.template), '');
   if (options.templateNotes) lines.push('## About this template', '', options.templateNotes.replace(/^# .*\n+/, '').trim(), '');
@@ -40,6 +40,22 @@ function usage(template: TemplateId): string[] {
         '`src/main.ts` is a Fastify app with its own routes and Berth mounted under `/berth`',
         '(`app.register(berth, { gateway, prefix: \'/berth\' })`): the API is at `/berth/v1/...`, its reference',
         'at `/berth/docs`. Move those lines into your own app to embed Berth there.',
+      ];
+    case 'embed-express':
+      return [
+        '`src/app.ts` is an Express app with its own routes and Berth mounted under `/berth`',
+        '(`app.use(await createBerthRequestHandler({ gateway, prefix: \'/berth\' }))`, before `express.json()`):',
+        'the API is at `/berth/v1/...`, its reference at `/berth/docs`.',
+      ];
+    case 'embed-node-http':
+      return [
+        '`src/app.ts` is a plain node:http server whose listener hands `/berth/...` to Berth and everything',
+        'else to your own code (`berth(req, res, () => yourApp(req, res))`): the API is at `/berth/v1/...`.',
+      ];
+    case 'in-process':
+      return [
+        '`src/model-catalog.ts` calls Berth\'s services directly (`gateway.resolve(coreServicesToken)`): the same',
+        'validation, state machines and errors as the REST API, with no server and no JSON on the wire.',
       ];
   }
 }

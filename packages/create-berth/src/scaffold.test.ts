@@ -58,6 +58,25 @@ describe('scaffold', () => {
     expect(readJson(join(result.directory, 'package.json')).dependencies?.fastify).toMatch(/^\^5\./);
   });
 
+  it('embeds the gateway in an Express app and in a node:http server from the example projects', () => {
+    const express = scaffold({ directory: join(scratch, 'express-host'), template: 'embed-express' });
+    expect(readFileSync(join(express.directory, 'src', 'app.ts'), 'utf8')).toContain('app.use(berth)');
+    const manifest = readJson(join(express.directory, 'package.json'));
+    expect(manifest).toMatchObject({ name: 'express-host', private: true });
+    expect(manifest.dependencies?.express).toMatch(/^\^5\./);
+    expect(manifest.dependencies?.['@berth/plugin-transport-fastify']).toBe(`^${coreVersion}`);
+    const plain = scaffold({ directory: join(scratch, 'plain-host'), template: 'embed-node-http' });
+    expect(readFileSync(join(plain.directory, 'src', 'app.ts'), 'utf8')).toContain('berth(req, res, () => yourApp(req, res))');
+    expect(readFileSync(join(plain.directory, 'README.md'), 'utf8')).toContain('## About this template');
+  });
+
+  it('writes the in-process project, whose npm start runs without a server', () => {
+    const result = scaffold({ directory: join(scratch, 'in-process'), template: 'in-process' });
+    expect(result.files).toEqual(expect.arrayContaining(['src/main.ts', 'src/model-catalog.ts', 'src/model-catalog.test.ts']));
+    expect(Object.keys(readJson(join(result.directory, 'package.json')).dependencies ?? {})).not.toContain('@berth/plugin-transport-fastify');
+    expect(readFileSync(join(result.directory, 'README.md'), 'utf8')).toContain('npm install && npm start   # type-checks, builds and runs src/main.ts (no server)');
+  });
+
   it('makes the runtime plugin publishable (not private) with its test tooling', () => {
     const manifest = readJson(join(scaffold({ directory: join(scratch, 'acme'), template: 'runtime-plugin', name: '@acme/berth-runtime' }).directory, 'package.json'));
     expect(manifest.name).toBe('@acme/berth-runtime');

@@ -34,7 +34,7 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   const directory = resolve(options.directory);
   const source = options.source ?? defaultTemplateSource();
   const info = templates[options.template];
-  const from = join(source.dir, info.folder);
+  const from = join(info.under === 'examples' ? (source.examplesDir ?? source.dir) : source.dir, info.folder);
   // In the packed package a template's manifest is package.template.json (a nested package.json with
   // "exports" is flagged by publint, and would make the folder a package of its own).
   const manifestFile = [join(from, 'package.template.json'), join(from, 'package.json')].find((file) => existsSync(file));

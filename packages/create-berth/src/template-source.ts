@@ -6,7 +6,12 @@ import { fileURLToPath } from 'node:url';
 export interface TemplateSource {
   /** Folder holding one folder per template (gateway, gateway-postgres, runtime-plugin). */
   readonly dir: string;
-  /** Package name → version range (`^x.y.z` of the @berth packages, the range of fastify). */
+  /**
+   * Folder holding the example projects that are templates too (embed-express, embed-node-http,
+   * in-process). Default: `dir` (the packed package holds both in one folder).
+   */
+  readonly examplesDir?: string;
+  /** Package name → version range (`^x.y.z` of the `@berth` packages, the range of fastify). */
   readonly ranges: Readonly<Record<string, string>>;
 }
 
@@ -15,7 +20,7 @@ export const packageDir = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
 /**
  * The templates shipped in the package (`templates/`, written at pack time with `versions.json`), or, when
- * run from the Berth repository, the repository's templates/ and the versions of its packages/*.
+ * run from the Berth repository, the repository's templates/ and examples/ and the versions of its packages/*.
  */
 export function defaultTemplateSource(): TemplateSource {
   const bundled = join(packageDir, 'templates');
@@ -23,7 +28,7 @@ export function defaultTemplateSource(): TemplateSource {
     return { dir: bundled, ranges: JSON.parse(readFileSync(join(bundled, 'versions.json'), 'utf8')) as Record<string, string> };
   }
   const repo = resolve(packageDir, '..', '..');
-  return { dir: join(repo, 'templates'), ranges: workspaceRanges(repo) };
+  return { dir: join(repo, 'templates'), examplesDir: join(repo, 'examples'), ranges: workspaceRanges(repo) };
 }
 
 /** `^version` of every publishable package under `<repo>/packages`, and the repository's fastify range. */
