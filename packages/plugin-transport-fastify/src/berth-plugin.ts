@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import {
-  authenticatorToken, authorize, authorizeAccount, configToken, invalidArgument, storageToken, notFound, resourceRoutesToken, systemContext,
+  authenticatorToken, authorize, authorizeAccount, configToken, invalidArgument, notFound, resourceRoutesToken,
   servingDirectoryToken, telemetryToken, metricsEndpointToken, type Gateway, type GatewayLogger, type Principal,
 } from '@berth/core';
 import { renderError, surfaceOf, toRequestError } from './errors.js';
@@ -12,6 +12,7 @@ import { defaultJsonBodyLimits, parseJsonBody, type JsonBodyLimits } from './jso
 import { BusboyFileBody } from './multipart-file-body.js';
 import { registerSignedUrlRoutes } from './signed-url-routes.js';
 import { reportRequests, serveMetrics } from './request-telemetry.js';
+import { readiness } from './readiness.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { registerDocsRoutes } from './openapi/docs-page.js';
 import { inferenceRouteSpecs, registerInferenceRoutes, type InferenceRouteOptions } from './inference/inference-routes.js';
@@ -247,14 +248,8 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
   if (metricsEndpoint?.path !== undefined) serveMetrics(app, { ...metricsEndpoint, path: metricsEndpoint.path });
   if (options.console !== false) registerConsoleRoutes(app, prefix, options.console);
   app.get('/readyz', async (request, reply) => {
-    if (gateway.state !== 'running') return reply.code(503).send({ status: 'not ready', gateway: gateway.state });
-    try {
-      await gateway.resolve(storageToken).kv.get(systemContext('readyz'), 'berth:readyz');
-      return { status: 'ready' };
-    } catch (error) {
-      logger.warn({ requestId: request.id, err: String(error) }, 'readiness check failed');
-      return reply.code(503).send({ status: 'not ready', storage: 'unreachable' });
-    }
+    const { status, body } = await readiness(gateway, logger, request.id);
+    return reply.code(status).send(body);
   });
 }
 

@@ -82,6 +82,10 @@ export function answerUnavailableWhileClosing(app: FastifyInstance, prefix: stri
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
+    // Node closes the connections idle when close() starts; a keep-alive connection whose answer (a
+    // stream) ends later would hold close() until its keep-alive timeout. Drained ones are closed as they go idle.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+    app.server.once('close', () => clearInterval(sweep));
     done();
   });
   app.addHook('onRequest', (request, reply, done) => {

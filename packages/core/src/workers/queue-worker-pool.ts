@@ -8,6 +8,7 @@ import { silentLogger, type GatewayLogger } from '../ports/logger.js';
 import { noTelemetry, type Telemetry } from '../ports/telemetry.js';
 import type { ClaimedJob, Storage, StorageTransaction } from '../ports/storage.js';
 import { retryDelayMs } from './backoff.js';
+import { isGatewayError } from '../errors/index.js';
 import { commitJobEffects, isStaleAttempt } from './exactly-once.js';
 import { DEFAULT_LEASE_MS, type QueueHandler, type QueueJobContext } from './queue-handler.js';
 
@@ -78,7 +79,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  * queue's leases and attempt fencing keep a job with one worker at a time.
  *
  * `stop` claims nothing more and waits for running jobs up to `stopTimeoutMs`; then it aborts their
- * signals and returns, leaving their leases to expire so another instance runs them again.
+ * signals. An attempt that ends while the pool stops (or that a handler ends as `HANDED_OVER`) is handed
+ * back: recorded as failed and due at once, so another instance claims it without waiting.
  */
 export class QueueWorkerPool {
   readonly workerId: string;
@@ -279,11 +281,15 @@ export class QueueWorkerPool {
       return 'lost';
     }
     const last = job.attempt >= job.maxAttempts;
-    const retryAt = new Date(this.clock.now().getTime() + retryDelayMs(job.attempt, handler.backoff));
+    // An attempt that ended because this instance is closing (the pool stopping, or work handed over) is
+    // handed back: due at once, so another instance claims it now instead of after a backoff or a lease expiry.
+    const handedBack = this.state === 'stopped' || (isGatewayError(error) && error.reason === 'HANDED_OVER');
+    const retryAt = new Date(this.clock.now().getTime() + (handedBack ? 0 : retryDelayMs(job.attempt, handler.backoff)));
     try {
       await this.storage.queue.fail(systemContext(`job-${job.queue}`), job.id, job.attempt, message(error), retryAt);
       this.stats.failed++;
       if (last) this.logger.error({ ...log, error: message(error) }, 'queue workers: job failed on its final attempt');
+      else if (handedBack) this.logger.info(log, 'queue workers: job handed back to the queue (this instance is closing)');
       else this.logger.warn({ ...log, error: message(error), retryAt: retryAt.toISOString() }, 'queue workers: job attempt failed; will retry');
     } catch (failError) {
       if (isStaleAttempt(failError)) {
