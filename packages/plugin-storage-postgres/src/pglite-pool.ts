@@ -12,7 +12,7 @@ export interface PGliteLike {
  * pool-level queries wait until it is released. Consequently, inside `storage.transaction(...)` use
  * the `tx` stores only; a root-store call there would wait for the transaction forever.
  *
- * @param closeOnEnd close the PGlite instance when the pool ends (default false: the caller owns it).
+ * @param options.closeOnEnd close the PGlite instance when the pool ends (default false: the caller owns it).
  */
 export function pglitePool(db: PGliteLike, options: { closeOnEnd?: boolean } = {}): SqlPool {
   let tail: Promise<void> = Promise.resolve();

@@ -60,7 +60,7 @@ export class PostgresStorage implements Storage {
     return this.pool;
   }
 
-  /** One database transaction on a connection of its own; see {@link runTransaction}. */
+  /** One database transaction on a connection of its own; see `runTransaction`. */
   transaction<T>(_ctx: RequestContext, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
     return runTransaction(this.tables, () => this.requirePool(), this.transactionAttempts, work);
   }

@@ -19,7 +19,7 @@ export interface AllowedTools {
 export interface McpServerDeclaration {
   readonly transport: McpTransportKind;
   readonly url: URL;
-  /** `server_label`, or for an `sse` server without one, `sse_` and its host (see {@link defaultLabel}). */
+  /** `server_label`, or for an `sse` server without one, `sse_` and its host (see `defaultLabel`). */
   readonly label: string;
   readonly allowed: AllowedTools;
   readonly headers: Readonly<Record<string, string>>;

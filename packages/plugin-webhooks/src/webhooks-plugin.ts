@@ -17,7 +17,7 @@ export interface WebhooksOptions extends DeliveryScheduleOptions {
 }
 
 /**
- * Signed, retried, durable webhook delivery. Binds the {@link WebhookOutbox} port (`webhookOutboxToken`),
+ * Signed, retried, durable webhook delivery. Binds the `WebhookOutbox` port (`webhookOutboxToken`),
  * where features record a webhook in their own storage transaction; contributes the delivery worker to the
  * durable queue (so the gateway needs `queueWorkers()` to deliver: deliveries wait in the queue until a
  * gateway with workers runs them); serves `GET /v1/accounts/{account_id}/webhookDeliveries[/{id}]`.

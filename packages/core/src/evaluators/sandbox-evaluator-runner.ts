@@ -50,7 +50,7 @@ interface Engines {
 
 /**
  * The default {@link EvaluatorRunner}: JavaScript and TypeScript criteria in warm sandbox processes
- * ({@link SandboxPool}), Python criteria in one `python3` process per call ({@link PythonRunner}),
+ * (`SandboxPool`), Python criteria in one `python3` process per call (`PythonRunner`),
  * EXACT_MATCH and JSON_SCHEMA in process, REGEX in the JavaScript sandbox (a pathological pattern
  * cannot stall the gateway), REMOTE through the guarded outbound client. Processes are started on first
  * use, so a gateway that never evaluates starts none.

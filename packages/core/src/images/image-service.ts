@@ -117,7 +117,7 @@ export class ImageService {
   }
 
   /**
-   * Generates one image now. The form follows `accept` (see {@link textToImageForm}); JSON carries PNG.
+   * Generates one image now. The form follows `accept` (see `textToImageForm`); JSON carries PNG.
    * A refused prompt or output gives a black image with finishReason CONTENT_FILTERED.
    * @throws INVALID_ARGUMENT for a bad body or Accept; UNAVAILABLE when no engine is installed or it fails.
    */

@@ -330,7 +330,7 @@ export class ResponsesService implements BackgroundResponseRunner {
 
   /**
    * `POST /responses/compact`: the conversation (a stored response of the caller's account, then the
-   * body's input) compacted to its user messages and one compaction item ({@link ResponseCompactor}).
+   * body's input) compacted to its user messages and one compaction item (`ResponseCompactor`).
    */
   async compact(ctx: RequestContext, body: unknown): Promise<CompactedResponse> {
     const accountId = this.accountOf(ctx);
