@@ -4,22 +4,15 @@
  * model of the account to one reference engine (ENGINE_URL, started by the test). Rows still go through
  * the transport's inference proxy, as chat completions do. Prints `{"url", "pid"}` once listening.
  */
-import { BatchInferenceRunner, batchInferenceRunnerToken, definePlugin, notFound, servingDirectoryToken, type ServingDirectory } from '@berth/core';
+import { BatchInferenceRunner, batchInferenceRunnerToken, definePlugin, servingDirectoryToken } from '@berth/core';
+import { engineDirectory } from './engine-directory.js';
 import { runPostgresGateway } from '@berth/template-gateway-postgres';
 
 const engineUrl = process.env.ENGINE_URL ?? '';
 const account = process.env.BERTH_ACCOUNT_ID ?? '';
 if (engineUrl === '' || account === '') throw new Error('batch-host needs ENGINE_URL and BERTH_ACCOUNT_ID');
 
-const directory: ServingDirectory = {
-  async resolve(_ctx, model) {
-    if (!model.startsWith(`accounts/${account}/models/`)) throw notFound(model);
-    return { accountId: account, model, deployment: `accounts/${account}/deployments/engine` };
-  },
-  async acquire(_ctx, target) {
-    return { replicaId: 'engine', deployment: target.deployment, endpoint: engineUrl, servedModelId: 'reference-model', release() {} };
-  },
-};
+const directory = engineDirectory(engineUrl, account);
 
 const batch = definePlugin({
   id: 'batch-kill-host',

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceEngine, type ReferenceEngine } from '@berth/core';
-import { startGatewayProcess, type GatewayProcess } from './gateway-process.js';
+import { Fleet } from './fleet.js';
 
 /**
  * The batch kill test: three gateway processes on one PostgreSQL schema run batch jobs against one
@@ -25,7 +25,6 @@ const hostScript = fileURLToPath(new URL('./batch-host.ts', import.meta.url));
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 type Json = Record<string, unknown>;
-interface Answer { status: number; body: Json }
 
 /** The input: ROWS lines, every 500th not JSON and every 250th (offset 3) with an `n` the engine refuses. */
 function inputRows(): { jsonl: string; ids: string[] } {
@@ -43,83 +42,6 @@ function inputRows(): { jsonl: string; ids: string[] } {
   return { jsonl: `${lines.join('\n')}\n`, ids };
 }
 
-/** Three gateway processes, each restartable under a new worker id (so a lease names the incarnation that took it). */
-class Fleet {
-  private readonly slots: (GatewayProcess | undefined)[] = [];
-  private readonly workers = new Map<string, number>();
-  private incarnations = 0;
-  private readonly restarts: Promise<void>[] = [];
-
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
-
-  async start(slot: number): Promise<void> {
-    this.incarnations += 1;
-    const workerId = `p${slot}-${this.incarnations}`;
-    this.workers.set(workerId, slot);
-    this.slots[slot] = await startGatewayProcess({ ...this.env, BERTH_WORKER_ID: workerId }, hostScript);
-  }
-
-  slotOf(workerId: string): number | undefined {
-    return this.workers.get(workerId);
-  }
-
-  /** Slots whose process is up (not killed, not starting again). */
-  live(): number[] {
-    return this.slots.flatMap((p, slot) => (p !== undefined && p.child.exitCode === null && p.child.signalCode === null ? [slot] : []));
-  }
-
-  /** SIGKILLs the slot's process and starts it again; answers once it is killed (the restart runs on, see {@link settled}). */
-  async kill(slot: number): Promise<void> {
-    const victim = this.slots[slot];
-    this.slots[slot] = undefined;
-    await victim?.kill('SIGKILL');
-    this.restarts.push(this.start(slot));
-  }
-
-  /** Waits for every restart begun so far. */
-  async settled(): Promise<void> {
-    await Promise.all(this.restarts);
-  }
-
-  /** One HTTP call on a live process, moving on to another when the one asked dies under the call. */
-  async call(method: string, path: string, body?: unknown): Promise<Answer> {
-    const until = Date.now() + 30_000;
-    for (let i = 0; ; i += 1) {
-      const live = this.live();
-      const target = this.slots[live[i % Math.max(1, live.length)] ?? -1];
-      try {
-        if (!target) throw new Error('no live process');
-        const response = await fetch(`${target.url}${path}`, {
-          method,
-          headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-        return { status: response.status, body: (await response.json()) as Json };
-      } catch (error) {
-        if (Date.now() > until) throw error;
-        await sleep(100);
-      }
-    }
-  }
-
-  async upload(dataset: string, jsonl: string): Promise<Answer> {
-    const target = this.slots.find((p) => p !== undefined)!;
-    const form = new FormData();
-    form.append('file', new Blob([jsonl], { type: 'application/jsonl' }), 'rows.jsonl');
-    const response = await fetch(`${target.url}${v1}/datasets/${dataset}:upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${apiKey}` } });
-    return { status: response.status, body: (await response.json()) as Json };
-  }
-
-  logs(): string {
-    return this.slots.map((p, slot) => `--- process ${slot}:\n${p?.log().slice(-4000) ?? '(down)'}`).join('\n');
-  }
-
-  async stop(): Promise<void> {
-    await Promise.allSettled(this.restarts);
-    await Promise.all(this.slots.map((p) => p?.kill('SIGKILL')));
-  }
-}
-
 describe.skipIf(databaseUrl === undefined)('batch jobs on three gateway processes while one is SIGKILLed every few seconds', () => {
   const schema = `berth_batch_kill_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
   let pool: pg.Pool;
@@ -130,7 +52,7 @@ describe.skipIf(databaseUrl === undefined)('batch jobs on three gateway processe
     pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     // A little latency per row so the job spans several kills; 2% of rows refused (400: failed rows, not retried).
     engine = await startReferenceEngine({ speed: { timeToFirstTokenMs: 15 }, faults: { errorRate: 0.02, errorStatus: 400 } });
-    fleet = new Fleet({
+    fleet = new Fleet(hostScript, apiKey, {
       DATABASE_URL: databaseUrl, BERTH_DATABASE_SCHEMA: schema, BERTH_API_KEY: apiKey, BERTH_ACCOUNT_ID: account, ENGINE_URL: engine.url,
       BERTH_WORKER_CONCURRENCY: '4', BERTH_WORKER_POLL_INTERVAL_MS: '100', BERTH_DATABASE_POOL_SIZE: '6',
     });
@@ -185,7 +107,7 @@ describe.skipIf(databaseUrl === undefined)('batch jobs on three gateway processe
     });
     expect(model.status, JSON.stringify(model.body)).toBe(200);
     expect((await fleet.call('POST', `${v1}/datasets`, { datasetId: 'kill-in', dataset: { displayName: 'kill input' } })).status).toBe(200);
-    const uploaded = await fleet.upload('kill-in', jsonl);
+    const uploaded = await fleet.upload(account, 'kill-in', jsonl);
     expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
 
     const create = async (id: string): Promise<string> => {

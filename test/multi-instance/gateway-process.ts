@@ -13,7 +13,7 @@ export interface GatewayProcess {
 const hostScript = fileURLToPath(new URL('./probe-host.ts', import.meta.url));
 
 /** Starts `script` (default probe-host.ts) in its own Node process and waits for its `{"url"}` line. */
-export async function startGatewayProcess(env: NodeJS.ProcessEnv, script: string = hostScript): Promise<GatewayProcess> {
+export async function startGatewayProcess(env: NodeJS.ProcessEnv, script: string = hostScript, startTimeoutMs = 30_000): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['--conditions=@berth/source', '--import', 'tsx', script], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
@@ -25,7 +25,7 @@ export async function startGatewayProcess(env: NodeJS.ProcessEnv, script: string
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway process did not start within 30 s:\n${stderr}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`gateway process did not start within ${startTimeoutMs / 1000} s:\n${stderr}`)), startTimeoutMs);
     lines.once('line', (line) => {
       clearTimeout(timer);
       try {
