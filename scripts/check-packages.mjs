@@ -10,7 +10,8 @@
  *    it, imports every export of every package, runs every package's command (`bin`, e.g. `berth
  *    --version`), runs the template's tests and starts it (`npm start`:
  *    its type check and build against the published declarations, then `node dist/main.js`) until
- *    `/healthz` answers. This catches a file left out of `files` or a workspace-only import.
+ *    `/healthz` answers (then `/docs` and `/console` with their assets). This catches a file left out of `files`
+ *    or a workspace-only import.
  *    Every project here is written by the packed `create-berth` (`--template <name> --yes`), and checked
  *    to depend on published ranges only before its `@berth/*` dependencies are pointed at the tarballs.
  * 4. Does the same with templates/runtime-plugin (a third-party runtime: its tests run core's runtime
@@ -115,7 +116,7 @@ try {
     'gateway-postgres': {},
   };
   for (const [template, { mount, prints }] of Object.entries(afterTests)) {
-    step(`scaffold ${template} against the tarballs: its tests${mount ? `, then npm start answers ${mount}/healthz and ${mount}/docs` : prints ? ', then npm start runs' : ''}`);
+    step(`scaffold ${template} against the tarballs: its tests${mount ? `, then npm start answers ${mount}/healthz, ${mount}/docs and ${mount}/console` : prints ? ', then npm start runs' : ''}`);
     const project = scaffold(template, local, (manifest) => manifest.dependencies);
     run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: project, env });
     run('npm', ['test'], { cwd: project, env });
@@ -220,6 +221,7 @@ async function startAndProbe(app, env, mount = '') {
       if (answer.status === 200) {
         console.log(`  GET ${path} → 200 ${answer.body}`);
         await probeDocs(`http://127.0.0.1:${port}`, `${mount}/docs`);
+        await probeConsole(`http://127.0.0.1:${port}`, `${mount}/console/`);
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -240,15 +242,25 @@ async function startAndProbe(app, env, mount = '') {
 }
 
 /** `/docs` and each asset it references answer 200: the reference renderer is found in the installed packages. */
-async function probeDocs(origin, docsPath) {
-  const page = await get(`${origin}${docsPath}`);
-  const assets = [...page.body.matchAll(/(?:src|href)="([^"]*\/docs\/assets\/[^"]+)"/g)].map((m) => m[1]);
-  if (page.status !== 200 || assets.length === 0) throw new Error(`GET ${docsPath} answered ${page.status} with ${assets.length} assets`);
+function probeDocs(origin, docsPath) {
+  return probePage(origin, docsPath, (body) => [...body.matchAll(/(?:src|href)="([^"]*\/docs\/assets\/[^"]+)"/g)].map((m) => m[1]));
+}
+
+/** The web console's page and each asset it references answer 200: @berth/console shipped its built files. */
+function probeConsole(origin, consolePath) {
+  return probePage(origin, consolePath, (body) => [...body.matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)].map((m) => `${consolePath}${m[1]}`));
+}
+
+/** A page and the assets `assetsOf` finds in it answer 200 (at least one asset). */
+async function probePage(origin, pagePath, assetsOf) {
+  const page = await get(`${origin}${pagePath}`);
+  const assets = assetsOf(page.body);
+  if (page.status !== 200 || assets.length === 0) throw new Error(`GET ${pagePath} answered ${page.status} with ${assets.length} assets`);
   for (const asset of assets) {
     const answer = await get(`${origin}${asset}`);
     if (answer.status !== 200) throw new Error(`GET ${asset} answered ${answer.status}`);
   }
-  console.log(`  GET ${docsPath} → 200, its ${assets.length} assets → 200`);
+  console.log(`  GET ${pagePath} → 200, its ${assets.length} assets → 200`);
 }
 
 function get(url) {

@@ -119,6 +119,41 @@ run('web console in Chromium', () => {
     await shot('batch-job');
   }, testTimeout);
 
+  it("follows a reinforcement fine-tuning job to 100% with its reward curve", async () => {
+    // An evaluator (the console lists evaluators but does not write them): 1 when the answer mentions a harbor.
+    const evaluator = await api('/evaluators', adminKey, { method: 'POST', body: JSON.stringify({ evaluatorId: 'harbor', evaluator: {
+      displayName: 'Harbor', criteria: [{ name: 'harbor', type: 'CODE_SNIPPETS', codeSnippets: { language: 'javascript',
+        fileContents: { 'main.js': 'export function evaluate(input) { return /\\bharbor\\b/i.test(input.answer) ? 1 : 0; }' } } }],
+    } }) });
+    expect(evaluator.status).toBe(200);
+    await expect.poll(async () => ((await (await api('/evaluators/harbor', adminKey)).json()) as { state?: string }).state, { timeout: waitTimeout }).toBe('ACTIVE');
+
+    await nav('Datasets');
+    await page.getByText('Upload a dataset').click();
+    await page.getByLabel('Dataset id').fill('places');
+    const prompts = [0, 1, 2, 3].map((i) => JSON.stringify({ messages: [{ role: 'user', content: `Describe place number ${i}.` }], ground_truth: 'harbor' }));
+    await page.getByLabel('File').setInputFiles({ name: 'places.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(`${prompts.join('\n')}\n`) });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByRole('row', { name: /places/ }).getByText('ready').waitFor();
+
+    await nav('Fine-tuning jobs');
+    await page.getByText('Start a reinforcement fine-tuning job').click();
+    await page.getByLabel('Job id').fill('toy');
+    await page.getByLabel('Training dataset').selectOption({ label: 'places' });
+    await page.getByLabel('Evaluator').selectOption({ label: 'Harbor' });
+    await page.getByLabel('Epochs').fill('2');
+    await page.getByRole('button', { name: 'Start' }).click();
+    const job = page.getByRole('listitem', { name: 'Job toy' });
+    await job.waitFor();
+    await page.waitForFunction(() => {
+      const { document } = globalThis as unknown as { document: { querySelector(selector: string): { value?: number } | null } };
+      return document.querySelector('progress[aria-label="Progress of toy"]')?.value === 100;
+    }, undefined, { timeout: 90_000, polling: 200 });
+    await job.getByText('completed', { exact: true }).waitFor();
+    await job.getByRole('img', { name: /^Reward of toy by epoch: training reward .* at epoch 2/ }).waitFor();
+    await shot('fine-tuning-job');
+  }, 150_000);
+
   it('creates an API key, shows its secret once, and revokes it', async () => {
     await nav('Users and API keys');
     await page.getByRole('heading', { name: /API keys of/ }).waitFor();

@@ -2,7 +2,7 @@ import { idOf } from '../api.ts';
 import type { PageProps } from '../app.tsx';
 import { RewardChart } from '../chart.tsx';
 import { isFinished, JobCard, type JobProgress } from '../jobs.tsx';
-import { rewardCurve } from '../metrics.ts';
+import { rewardCurves } from '../metrics.ts';
 import { may } from '../permissions.ts';
 import { CreatePanel, ErrorNote, Field, Listing, NameOptions, Page, useAction, usePoll } from '../ui.tsx';
 import type { Model } from './models.tsx';
@@ -67,7 +67,7 @@ export function FineTuningJobs({ api, session }: PageProps) {
             {items.map((job) => {
               const id = idOf(job.name);
               const path = `/reinforcementFineTuningJobs/${encodeURIComponent(id)}`;
-              const curve = rewardCurve(job.outputMetrics);
+              const curves = rewardCurves(job.outputMetrics);
               const mayAct = may(session.role, 'reinforcementFineTuningJobs', 'action');
               return (
                 <JobCard key={job.name} id={id} title={job.displayName || id} state={job.state} progress={job.jobProgress} actions={<>
@@ -79,8 +79,9 @@ export function FineTuningJobs({ api, session }: PageProps) {
                     {job.trainingConfig?.outputModel ? ` → ${idOf(job.trainingConfig.outputModel)}` : ''}
                     {job.status?.message ? ` · ${job.status.message}` : ''}
                   </p>
-                  {curve.length > 0 ? <RewardChart points={curve} title={`Reward of ${job.displayName || id} by step`} />
-                    : job.outputMetrics ? <pre class="metrics">{job.outputMetrics}</pre> : null}
+                  {curves ? <RewardChart curves={curves} title={`Reward of ${job.displayName || id} by ${curves.axis}`} /> : null}
+                  {curves?.summary ? <p class="sub">{curves.summary}</p> : null}
+                  {!curves && job.outputMetrics ? <pre class="metrics">{job.outputMetrics}</pre> : null}
                 </JobCard>
               );
             })}
