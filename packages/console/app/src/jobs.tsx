@@ -13,7 +13,7 @@ export interface JobProgress {
   readonly outputTokens?: number;
 }
 
-const finished = new Set(['JOB_STATE_COMPLETED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLED', 'JOB_STATE_EXPIRED', 'JOB_STATE_DELETING']);
+const finished = new Set(['JOB_STATE_COMPLETED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLED', 'JOB_STATE_EXPIRED', 'JOB_STATE_EARLY_STOPPED', 'JOB_STATE_DELETING']);
 
 /** Whether a job has stopped for good (no more progress to poll for). */
 export function isFinished(state: string | undefined): boolean {

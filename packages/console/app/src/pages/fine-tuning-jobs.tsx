@@ -19,8 +19,8 @@ interface FineTuningJob {
   readonly status?: { readonly message?: string };
 }
 
-/** Jobs that may be resumed (a cancelled or failed job continues from its last checkpoint). */
-const resumable = new Set(['JOB_STATE_CANCELLED', 'JOB_STATE_FAILED']);
+/** Jobs that may be resumed (a paused, cancelled or failed job continues from its last checkpoint). */
+const resumable = new Set(['JOB_STATE_PAUSED', 'JOB_STATE_CANCELLED', 'JOB_STATE_FAILED']);
 
 export function FineTuningJobs({ api, session }: PageProps) {
   const jobs = usePoll(() => api.listAll<FineTuningJob>('reinforcementFineTuningJobs'), 2000);
