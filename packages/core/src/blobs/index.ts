@@ -8,3 +8,4 @@ export * from './blob-digest.js';
 export * from './filesystem-blob-store.js';
 export * from './blob-collect.js';
 export * from './http-range.js';
+export * from './blob-sweep.js';

@@ -126,6 +126,12 @@ export interface BlobStore {
    * The prefix is empty or a key's beginning: INVALID_ARGUMENT when it could not begin a valid key.
    */
   list(ctx: RequestContext, prefix: string): Promise<string[]>;
+  /**
+   * Optional: removes what writes that never finished left behind, older than `olderThan` (a filesystem
+   * store's temporary files, PostgreSQL chunk rows no object references), and answers how many. The
+   * scheduled blob sweep calls it; a store whose unfinished writes leave nothing omits it.
+   */
+  sweepAbandonedWrites?(ctx: RequestContext, olderThan: Date): Promise<number>;
 }
 
 export interface EnqueueRequest {

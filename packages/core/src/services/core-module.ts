@@ -13,6 +13,7 @@ import {
 import { optional } from '../kernel/token.js';
 import { systemContext } from '../kernel/request-context.js';
 import { deploymentPurgeHandler } from '../resources/deployments/deployment-purge.js';
+import { defaultFileSweepOptions, fileSweepHandler, fileSweepJob } from '../resources/models/file-sweep.js';
 import { BackgroundResponses } from '../responses/background-responses.js';
 import { QueueWakeups } from '../workers/queue-wakeups.js';
 import { BatchInferenceRunner } from '../batch/batch-runner.js';
@@ -53,6 +54,8 @@ export function coreModule(): GatewayPlugin {
     register(binder) {
       // Core's own durable work; run by a queue worker pool when the host installs `queueWorkers()`.
       binder.contribute({ token: queueHandlersToken, deps: [clockToken], factory: deploymentPurgeHandler });
+      // The scheduled sweep of orphaned model and dataset files; the first run is asked for at start (below).
+      binder.contribute({ token: queueHandlersToken, deps: [clockToken], factory: (clock) => fileSweepHandler(clock) });
       binder.bind({ token: queueWakeupsToken, deps: [], factory: () => new QueueWakeups() });
       binder.bind({ token: backgroundResponsesToken, deps: [], factory: () => new BackgroundResponses() });
       binder.contribute({ token: queueHandlersToken, deps: [backgroundResponsesToken], factory: (background) => background.handler });
@@ -126,6 +129,16 @@ export function coreModule(): GatewayPlugin {
             const ctx = systemContext('start');
             await secrets.load(ctx, storage.kv);
             await bootstrapAccount(ctx, config, users, storage, apiKeys, logger);
+          },
+        }),
+      });
+      binder.contribute({
+        token: lifecycleHooksToken,
+        deps: [storageToken, clockToken],
+        factory: (storage, clock): LifecycleHook => ({
+          id: 'file-sweep',
+          async start() {
+            await storage.queue.enqueue(systemContext('file-sweep'), fileSweepJob(clock.now().getTime(), defaultFileSweepOptions.intervalMs));
           },
         }),
       });
