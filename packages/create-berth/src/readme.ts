@@ -29,6 +29,8 @@ function usage(template: TemplateId): string[] {
       return [
         'Set `DATABASE_URL` (e.g. `postgres://postgres@127.0.0.1:5432/berth`) before `npm start`; the schema is',
         'migrated at start and the queue workers run in the same process. Its API reference is at `/docs`.',
+        'Deployments are served by the gpux and gpuy runtimes on their simulated provisioner (reference-engine',
+        'replicas, no accelerators; `BERTH_RUNTIMES` picks them, `none` for none): see "About this template".',
       ];
     case 'runtime-plugin':
       return [

@@ -97,6 +97,16 @@ describe('scaffold', () => {
     expect(readJson(join(directory, 'package.json')).name).toBe('taken');
   });
 
+  it('gives the production gateway runtime plugins, so it serves inference out of the box, and says so in its README', () => {
+    const result = scaffold({ directory: join(scratch, 'prod'), template: 'gateway-postgres' });
+    const manifest = readJson(join(result.directory, 'package.json'));
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(expect.arrayContaining(['@berth/plugin-runtime-gpux', '@berth/plugin-runtime-gpuy']));
+    expect(result.files).toContain('src/runtime-selection.ts');
+    const readme = readFileSync(join(result.directory, 'README.md'), 'utf8');
+    expect(readme).toContain('`BERTH_RUNTIMES`');
+    expect(readme).toContain('inference is off: no accelerator runtime plugin is installed');
+  });
+
   it('scaffolds into an existing empty directory, and refuses a file', () => {
     const empty = join(scratch, 'empty');
     mkdirSync(empty);

@@ -1,4 +1,4 @@
-import type { GatewayPlugin } from '@berth/core';
+import { acceleratorRuntimesToken, type GatewayPlugin } from '@berth/core';
 import { serveGateway, type RunningServer } from '@berth/plugin-transport-fastify';
 import { buildPostgresGateway } from './build-postgres-gateway.js';
 import { readPostgresSettings, redactDatabaseUrl } from './postgres-settings.js';
@@ -13,8 +13,13 @@ export async function runPostgresGateway(plugins: readonly GatewayPlugin[] = [])
   const gateway = buildPostgresGateway(settings, { plugins });
   await gateway.start();
   const server = await serveGateway(gateway, { host: settings.host, port: settings.port });
+  // Which runtimes serve deployments (none: deployments stay CREATING and inference answers 503, as core logs).
+  const runtimes = gateway.resolve(acceleratorRuntimesToken).map((runtime) => `${runtime.id} (${runtime.provisioner.kind})`);
   gateway.logger.info(
-    { url: server.url, account: settings.accountId, database: redactDatabaseUrl(settings.databaseUrl), schema: settings.schema, docs: `${server.url}/docs` },
+    {
+      url: server.url, account: settings.accountId, database: redactDatabaseUrl(settings.databaseUrl), schema: settings.schema, docs: `${server.url}/docs`,
+      runtimes,
+    },
     'Berth gateway listening (PostgreSQL)',
   );
   let stopping = false;

@@ -60,7 +60,8 @@ export const coreResourceModules: readonly ResourceModule[] = [
       deps: [...env, servingAdvisorToken, deploymentDeletionGuardsToken, deploymentObserversToken, acceleratorRuntimesToken],
       factory: (e, s, advisor, deletionGuards, observers, runtimes) =>
         // The reconciler (started when runtimes exist) finishes deletions: DELETING → DELETED once replicas stop.
-        new DeploymentService(e, s, { advisor, deletionGuards, observers, reconciledDeletion: runtimes.length > 0 }),
+        // Without one, new deployments stay CREATING with a status naming the runtime plugin to add.
+        new DeploymentService(e, s, { advisor, deletionGuards, observers, reconciledDeletion: runtimes.length > 0, runtimesInstalled: runtimes.length > 0 }),
     },
   }),
   defineResourceModule({ api: deployedModelApi, service: { token: deployedModelServiceToken, deps: env, factory: (e, s) => new DeployedModelService(e, s) } }),

@@ -18,11 +18,13 @@ import {
   servingOptionsToken,
 } from './tokens.js';
 import { blobModelFileSources } from '../serving/blob-model-file-sources.js';
+import { noRuntimeStatus } from '../resources/deployments/deployment-definition.js';
 
 /**
- * The `serving` lifecycle hook: starts the reconciler (after every plugin has started) only when a runtime
- * plugin is installed, and on stop closes the directory's queue and stops the reconciler (replicas keep
- * running; a runtime plugin closes the provisioner it owns).
+ * The `serving` lifecycle hook: publishes deployment changes to the outbox, starts the reconciler (after
+ * every plugin has started) only when a runtime plugin is installed (else logs that inference is off), and
+ * on stop closes the directory's queue and stops the reconciler (replicas keep running; a runtime plugin
+ * closes the provisioner it owns).
  */
 class ServingLifecycle implements LifecycleHook {
   readonly id = 'serving';
@@ -42,16 +44,20 @@ class ServingLifecycle implements LifecycleHook {
   ) {}
 
   async start(): Promise<void> {
-    if (this.runtimes.length === 0) return;
-    const options = resolveServingOptions(this.options);
     const { storage, logger, reconciler } = this;
+    // Changes made through any instance reach the leader through the outbox; an instance without runtimes
+    // publishes too, so a gateway started later with a runtime plugin picks up the deployments made before.
+    this.stopPublishing = publishServingChanges({ deployments: this.deployments, deployedModels: this.deployedModels }, storage.outbox, logger);
+    if (this.runtimes.length === 0) {
+      logger.warn({ status: noRuntimeStatus.code }, `inference is off: ${noRuntimeStatus.message}`);
+      return;
+    }
+    const options = resolveServingOptions(this.options);
     // One reconciler per store: the instance holding the lease runs it (see ReconcilerLeadership).
     this.leadership = new ReconcilerLeadership(storage, logger, {
       leaseMs: options.leaderLeaseMs,
       instanceId: `gateway-${randomIdGenerator.resourceId().slice(0, 12)}`,
     });
-    // Changes made through any instance reach the leader through the outbox.
-    this.stopPublishing = publishServingChanges({ deployments: this.deployments, deployedModels: this.deployedModels }, storage.outbox, logger);
     await this.leadership.start({
       acquired: async () => {
         await reconciler.start();

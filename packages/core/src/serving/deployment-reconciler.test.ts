@@ -12,6 +12,11 @@ import { adminOf, baseModelBody, fastDelays, startServingGateway, waitFor, type 
 import type { ServingOptions } from './serving-options.js';
 import type { JsonObject } from '../contracts/json.js';
 import { systemContext } from '../contracts/request-context.js';
+import { createGateway } from '../services/create-gateway.js';
+import { silentLogger } from '../ports/logger.js';
+import { coreServicesToken } from '../services/tokens.js';
+import { staticTokenAuth } from '../testing/test-gateway.js';
+import { noRuntimeStatus } from '../resources/deployments/deployment-definition.js';
 
 const account = 'acme';
 const ctx = adminOf(account);
@@ -260,6 +265,38 @@ describe('delete', () => {
     await g.tg.services.deployments.delete(ctx, nameOf('d'), { hard: true });
     await waitFor(() => g.provisioner.listReplicas(systemContext()), (rs) => rs.length === 0);
     await waitFor(() => g.tg.gateway.resolve(storageToken).kv.get(systemContext(), servingIndexKey), (v) => Array.isArray(v) && v.length === 0);
+  });
+});
+
+describe('without a runtime plugin', () => {
+  it('a deployment stays CREATING with a status naming the plugin to add (and the start logs it); a gateway with a runtime on the same store makes it READY', async () => {
+    const storage = new MemoryStorage();
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (obj: object | string, msg?: string) => void warnings.push(msg ?? String(obj)) };
+    const bare = createGateway({
+      plugins: [definePlugin({ id: 'storage-memory', register: (b) => b.bindValue(storageToken, storage) }), staticTokenAuth({})],
+      config: { pageTokenSecret: 'test-page-token-secret' },
+      logger,
+    });
+    await bare.start();
+    const services = bare.resolve(coreServicesToken);
+    try {
+      expect(warnings).toContainEqual(expect.stringMatching(/^inference is off: no accelerator runtime plugin is installed.*@berth\/plugin-runtime-gpux/));
+      await services.models.create(ctx, account, baseModelBody(), 'base');
+      const created = await services.deployments.create(ctx, account, { baseModel: baseName }, { deploymentId: 'd' });
+      expect(created).toMatchObject({ state: 'CREATING', status: noRuntimeStatus });
+      expect(created.status?.message).toMatch(/stays CREATING; add one to the gateway's plugins/);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await services.deployments.get(ctx, nameOf('d'))).toMatchObject({ state: 'CREATING', status: noRuntimeStatus });
+      await services.deployments.delete(ctx, nameOf('d'));
+      expect(await services.deployments.undelete(ctx, nameOf('d'))).toMatchObject({ state: 'CREATING', status: noRuntimeStatus });
+    } finally {
+      await bare.stop();
+    }
+
+    const g = await start({ storage });
+    const ready = await untilState(g, 'd', 'READY');
+    expect(ready.status).toBeUndefined();
   });
 });
 

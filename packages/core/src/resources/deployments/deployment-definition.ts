@@ -36,10 +36,27 @@ async function applyShape(ctx: RequestContext, data: Deployment, env: ResourceEn
 }
 
 /**
+ * The status of a deployment no runtime can serve because the host installs no accelerator runtime plugin:
+ * it stays CREATING (no reconciler runs to make it READY) and says why, and which plugin to add. Once a
+ * runtime plugin is installed, the reconciler brings it up and READY clears the status.
+ */
+export const noRuntimeStatus: NonNullable<Deployment['status']> = {
+  code: 'UNAVAILABLE',
+  message:
+    'no accelerator runtime plugin is installed, so no replica can start and the deployment stays CREATING; ' +
+    'add one to the gateway\'s plugins (e.g. gpuxRuntime() from @berth/plugin-runtime-gpux, gpuyRuntime() from @berth/plugin-runtime-gpuy) and restart it',
+};
+
+export interface DeploymentDefinitionOptions {
+  /** False when no runtime plugin is installed: new deployments get {@link noRuntimeStatus}. Default true. */
+  readonly runtimesInstalled?: boolean;
+}
+
+/**
  * Deployments. Create checks the base model (exists in the account, deployable, READY), applies the
  * shape, serving defaults and scaling rules, and asks the serving advisor to size and check hardware.
  */
-export function deploymentDefinition(advisor: ServingAdvisor): ResourceDefinition<Deployment> {
+export function deploymentDefinition(advisor: ServingAdvisor, definitionOptions: DeploymentDefinitionOptions = {}): ResourceDefinition<Deployment> {
   /** The serving rules of a new or updated deployment (mutates `data`); answers its replica bounds. */
   const prepareServing = async (ctx: RequestContext, data: Deployment, env: ResourceEnvironment, skipShapeValidation: boolean, previous?: Deployment) => {
     const { accountId } = parseResourceName(data.name, 'deployments');
@@ -68,6 +85,7 @@ export function deploymentDefinition(advisor: ServingAdvisor): ResourceDefinitio
       data.replicaCount = 0;
       data.desiredReplicaCount = Math.min(Math.max(min, 1), max);
       data.replicaStats = { pendingSchedulingReplicaCount: 0, downloadingModelReplicaCount: 0, initializingReplicaCount: 0, readyReplicaCount: 0 };
+      if (definitionOptions.runtimesInstalled === false) data.status = noRuntimeStatus;
     },
     async prepareUpdate(ctx, next, previous, env) {
       const state = previous.state;

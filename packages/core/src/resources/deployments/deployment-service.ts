@@ -5,7 +5,7 @@ import { ResourceService, type ListPage, type ListParams, type PreconditionOptio
 import type { GatewaySecrets } from '../common/secrets.js';
 import type { ServingAdvisor } from '../common/sizing.js';
 import { assertTransition } from '../common/state-machine.js';
-import { deploymentDefinition } from './deployment-definition.js';
+import { deploymentDefinition, noRuntimeStatus } from './deployment-definition.js';
 import type { Deployment, DeploymentState } from './deployment-schema.js';
 import { deploymentStateMachine } from './deployment-state-machine.js';
 import { isPurged, purgeJobFor } from './deployment-purge.js';
@@ -67,6 +67,11 @@ export interface DeploymentServiceOptions {
    * moves it to DELETED once its replicas are stopped. Without one (the default) it goes straight to DELETED.
    */
   readonly reconciledDeletion?: boolean;
+  /**
+   * False when no runtime plugin is installed: a created or restored deployment stays CREATING with
+   * {@link noRuntimeStatus} saying which plugin to add. Default true.
+   */
+  readonly runtimesInstalled?: boolean;
 }
 
 export class DeploymentService {
@@ -74,9 +79,11 @@ export class DeploymentService {
   private readonly guards: readonly DeploymentDeletionGuard[];
   private readonly observers = new Set<DeploymentObserver>();
   private readonly reconciledDeletion: boolean;
+  private readonly runtimesInstalled: boolean;
 
   constructor(private readonly env: ResourceEnvironment, secrets: GatewaySecrets, options: DeploymentServiceOptions) {
-    this.resources = new ResourceService(deploymentDefinition(options.advisor), env, secrets);
+    this.runtimesInstalled = options.runtimesInstalled ?? true;
+    this.resources = new ResourceService(deploymentDefinition(options.advisor, { runtimesInstalled: this.runtimesInstalled }), env, secrets);
     this.guards = options.deletionGuards ?? [];
     for (const observer of options.observers ?? []) this.observers.add(observer);
     this.reconciledDeletion = options.reconciledDeletion ?? false;
@@ -177,7 +184,7 @@ export class DeploymentService {
       assertTransition(deploymentStateMachine, previous.state, 'CREATING');
       const { deleteTime: _d, purgeTime: _p, ...rest } = previous;
       const { min, max } = replicaBounds(rest);
-      return { ...rest, state: 'CREATING', desiredReplicaCount: Math.min(Math.max(min, 1), max) };
+      return { ...rest, state: 'CREATING', desiredReplicaCount: Math.min(Math.max(min, 1), max), ...(this.runtimesInstalled ? {} : { status: noRuntimeStatus }) };
     });
     await this.notify(ctx, { kind: 'undeleted', name, deployment: restored });
     return restored;
