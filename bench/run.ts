@@ -12,6 +12,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   batch: async () => (await import('./batch/index.js')).runBatchBenchmark(),
   startup: async () => (await import('./startup/index.js')).runStartupBenchmark(),
   rft: async () => (await import('./rft/index.js')).runRftBenchmark(),
+  'model-files': async () => (await import('./model-files/index.js')).runModelFilesBenchmark(),
 };
 const requested = process.argv[2];
 const names = requested ? [requested] : Object.keys(benchmarks);

@@ -1,0 +1,236 @@
+import { request as httpRequest } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FilesystemBlobStore, systemContext } from '@berth/core';
+import { startChildServer, type ChildServer } from '../lib/child-server.js';
+import { printTable } from '../lib/load.js';
+
+/**
+ * bench/model-files: what the gateway's model upload and download flow costs against writing and reading
+ * the same bytes on the same blob store directly, and whether the gateway's memory stays flat for a big
+ * file. In one run, loopback only, on the filesystem blob store (the embedded default) in one directory:
+ * (a) direct: `putStream` of S bytes, then `getStream` read to the end, in this process;
+ * (b) gateway: a model created for upload, `:getUploadEndpoint`, the signed PUT streaming S bytes (a valid
+ *     safetensors file generated on the fly), `:validateUpload`, `:getDownloadEndpoint`, the signed GET read
+ *     to the end; the gateway runs in its own process;
+ * (a) and (b) alternate in paired rounds (order swapped every round); each pair gives a ratio, and the
+ * median ratio is reported. Target: ≥ 0.8 × for upload and for download.
+ * (c) the gateway's RSS, sampled from /proc every 25 ms, during the upload and the download of one
+ *     BENCH_BIG_BYTES file (default 2 GiB). Target: flat (peak growth far below the file, reported).
+ * Files are generated as they are sent, never stored in the repository; everything is deleted afterwards.
+ *
+ * Environment: BENCH_FILE_BYTES (S, default 256 MiB), BENCH_ROUNDS (default 3), BENCH_BIG_BYTES (default
+ * 2 GiB; 0 skips (c)), BENCH_DIR (parent of the blob directory, default the OS temp directory).
+ */
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const fileBytes = Number(process.env.BENCH_FILE_BYTES ?? 256 * 1024 ** 2);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const bigBytes = Number(process.env.BENCH_BIG_BYTES ?? 2 * 1024 ** 3);
+const chunkBytes = 1024 * 1024;
+const ctx = systemContext('bench-model-files');
+const mib = (bytes: number) => bytes / 1024 ** 2;
+const mbPerSecond = (bytes: number, ms: number) => mib(bytes) / (ms / 1000);
+
+/** One MiB of pseudo-random bytes, reused for every chunk (never changed after it is made). */
+const pattern = (() => {
+  const bytes = new Uint8Array(chunkBytes);
+  let x = 0x2545f491;
+  for (let i = 0; i < bytes.length; i += 1) {
+    x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+    bytes[i] = x & 0xff;
+  }
+  return bytes;
+})();
+
+/**
+ * A valid safetensors file of exactly `size` bytes: an 8-byte header length, a header naming one U8
+ * tensor, then the tensor's bytes, made as they are sent.
+ */
+function* safetensorsChunks(size: number): Generator<Uint8Array> {
+  // The header padded with spaces to a fixed length (the format allows trailing spaces).
+  const headerBytes = 256;
+  const dataBytes = size - 8 - headerBytes;
+  const header = JSON.stringify({ 'model.embed_tokens.weight': { dtype: 'U8', shape: [dataBytes], data_offsets: [0, dataBytes] } }).padEnd(headerBytes, ' ');
+  const first = Buffer.alloc(8 + headerBytes);
+  first.writeBigUInt64LE(BigInt(headerBytes), 0);
+  first.write(header, 8);
+  yield first;
+  let left = size - first.byteLength;
+  while (left > 0) {
+    const n = Math.min(left, chunkBytes);
+    yield n === chunkBytes ? pattern : pattern.subarray(0, n);
+    left -= n;
+  }
+}
+
+async function* asAsync(chunks: Iterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  yield* chunks;
+}
+
+/** (a): the same bytes written and read back on the store directly. */
+async function direct(store: FilesystemBlobStore, key: string, size: number): Promise<{ upMs: number; downMs: number }> {
+  const started = performance.now();
+  const written = await store.putStream(ctx, key, asAsync(safetensorsChunks(size)), 'application/octet-stream');
+  const upMs = performance.now() - started;
+  if (written !== size) throw new Error(`direct write stored ${written} of ${size} bytes`);
+  const readStart = performance.now();
+  const stream = await store.getStream(ctx, key);
+  let read = 0;
+  for await (const chunk of stream!.body) read += chunk.byteLength;
+  const downMs = performance.now() - readStart;
+  if (read !== size) throw new Error(`direct read ${read} of ${size} bytes`);
+  await store.delete(ctx, key);
+  return { upMs, downMs };
+}
+
+interface Gateway {
+  readonly child: ChildServer;
+  readonly apiKey: string;
+}
+
+async function api<T>(g: Gateway, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${g.child.url}/v1/accounts/bench${path}`, {
+    method,
+    headers: { authorization: `Bearer ${g.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** PUTs `size` generated bytes to a signed URL with their Content-Length, honouring backpressure. */
+function putStreamed(url: string, size: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': String(size) } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (part: Buffer) => parts.push(part));
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`PUT answered ${res.statusCode}: ${Buffer.concat(parts).toString()}`))));
+    });
+    req.on('error', reject);
+    const chunks = safetensorsChunks(size);
+    const pump = () => {
+      for (let next = chunks.next(); !next.done; next = chunks.next()) {
+        if (!req.write(next.value)) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+
+/** GETs a signed URL and counts the bytes. */
+function getCounted(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    httpRequest(url, (res) => {
+      let read = 0;
+      res.on('data', (part: Buffer) => { read += part.byteLength; });
+      res.on('end', () => (res.statusCode === 200 ? resolve(read) : reject(new Error(`GET answered ${res.statusCode}`))));
+      res.on('error', reject);
+    }).on('error', reject).end();
+  });
+}
+
+const config = new TextEncoder().encode(JSON.stringify({ model_type: 'llama', architectures: ['LlamaForCausalLM'] }));
+
+/** (b): the upload flow and the download flow through the gateway, each timed from its first request to its last byte. */
+async function throughGateway(g: Gateway, id: string, size: number, during?: { upload: () => void; download: () => void }): Promise<{ upMs: number; downMs: number }> {
+  await api(g, 'POST', '/models', { modelId: id, model: { kind: 'HUB_BASE_MODEL', baseModelDetails: { checkpointFormat: 'HUB', hubFiles: ['config.json', 'model.safetensors'] } } });
+  const started = performance.now();
+  during?.upload();
+  const { filenameToSignedUrls: up } = await api<{ filenameToSignedUrls: Record<string, string> }>(g, 'POST', `/models/${id}:getUploadEndpoint`, {
+    filenameToSize: { 'config.json': String(config.byteLength), 'model.safetensors': String(size) },
+  });
+  const configPut = await fetch(up['config.json']!, { method: 'PUT', body: config });
+  if (!configPut.ok) throw new Error(`config PUT answered ${configPut.status}`);
+  await putStreamed(up['model.safetensors']!, size);
+  await api(g, 'GET', `/models/${id}:validateUpload`);
+  const upMs = performance.now() - started;
+  const readStart = performance.now();
+  during?.download();
+  const { filenameToSignedUrls: down } = await api<{ filenameToSignedUrls: Record<string, string> }>(g, 'GET', `/models/${id}:getDownloadEndpoint`);
+  const read = await getCounted(down['model.safetensors']!);
+  const downMs = performance.now() - readStart;
+  if (read !== size) throw new Error(`gateway download read ${read} of ${size} bytes`);
+  await api(g, 'DELETE', `/models/${id}`);
+  return { upMs, downMs };
+}
+
+/** RSS of a process now, in bytes (Linux /proc). */
+function rssBytes(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : Number.NaN;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export async function runModelFilesBenchmark(): Promise<{ uploadRatio: number; downloadRatio: number; peakGrowth?: number }> {
+  const root = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'berth-bench-model-files-'));
+  const blobDir = join(root, 'blobs');
+  const store = new FilesystemBlobStore({ directory: blobDir });
+  const child = await startChildServer(here('./gateway-server.ts'), [], { BENCH_BLOB_DIR: blobDir });
+  const g: Gateway = { child, apiKey: String(child.info.apiKey) };
+  const loadBefore = loadavg()[0]!;
+  try {
+    // Warm-up: one small file each way (JIT, connections, the store's directories).
+    await direct(store, 'bench/warmup', 8 * 1024 * 1024);
+    await throughGateway(g, 'warmup', 8 * 1024 * 1024);
+    const rows: Array<Array<string | number>> = [];
+    const upRatios: number[] = [];
+    const downRatios: number[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      const runDirect = () => direct(store, `bench/round-${round}`, fileBytes);
+      const runGateway = () => throughGateway(g, `round-${round}`, fileBytes);
+      let d: { upMs: number; downMs: number };
+      let w: { upMs: number; downMs: number };
+      if (round % 2 === 0) {
+        d = await runDirect();
+        w = await runGateway();
+      } else {
+        w = await runGateway();
+        d = await runDirect();
+      }
+      upRatios.push(d.upMs / w.upMs);
+      downRatios.push(d.downMs / w.downMs);
+      rows.push([round + 1, round % 2 === 0 ? 'direct first' : 'gateway first',
+        mbPerSecond(fileBytes, d.upMs).toFixed(0), mbPerSecond(fileBytes, w.upMs).toFixed(0), (d.upMs / w.upMs).toFixed(2),
+        mbPerSecond(fileBytes, d.downMs).toFixed(0), mbPerSecond(fileBytes, w.downMs).toFixed(0), (d.downMs / w.downMs).toFixed(2)]);
+    }
+    console.log(`\nmodel-files benchmark: ${rounds} paired rounds of ${mib(fileBytes)} MiB, filesystem blob store (${blobDir}), Node ${process.version}; load average ${loadBefore.toFixed(1)} at start on ${availableParallelism()} cores`);
+    printTable(['round', 'order', 'direct up MB/s', 'gateway up MB/s', 'up ×', 'direct down MB/s', 'gateway down MB/s', 'down ×'], rows);
+    const uploadRatio = median(upRatios);
+    const downloadRatio = median(downRatios);
+    console.log(`median ratio: upload ${uploadRatio.toFixed(2)} ×, download ${downloadRatio.toFixed(2)} × (target ≥ 0.8 ×: ${uploadRatio >= 0.8 && downloadRatio >= 0.8 ? 'met' : 'MISSED'})`);
+
+    let peakGrowth: number | undefined;
+    if (bigBytes > 0) {
+      const pid = child.pid;
+      const before = rssBytes(pid);
+      const peaks = { upload: before, download: before };
+      let phase: 'upload' | 'download' = 'upload';
+      const sampler = setInterval(() => { peaks[phase] = Math.max(peaks[phase], rssBytes(pid)); }, 25);
+      let big: { upMs: number; downMs: number };
+      try {
+        big = await throughGateway(g, 'big', bigBytes, { upload: () => { phase = 'upload'; }, download: () => { phase = 'download'; } });
+      } finally {
+        clearInterval(sampler);
+      }
+      peakGrowth = Math.max(peaks.upload, peaks.download) - before;
+      console.log(`\n(c) one ${(bigBytes / 1024 ** 3).toFixed(2)} GiB file through the gateway, RSS sampled every 25 ms`);
+      printTable(['phase', 'MB/s', 'RSS before MB', 'peak RSS MB', 'growth MB'], [
+        ['upload', mbPerSecond(bigBytes, big.upMs).toFixed(0), mib(before).toFixed(1), mib(peaks.upload).toFixed(1), mib(peaks.upload - before).toFixed(1)],
+        ['download', mbPerSecond(bigBytes, big.downMs).toFixed(0), mib(before).toFixed(1), mib(peaks.download).toFixed(1), mib(peaks.download - before).toFixed(1)],
+      ]);
+    }
+    console.log(`load average at end ${loadavg()[0]!.toFixed(1)}`);
+    return { uploadRatio, downloadRatio, ...(peakGrowth !== undefined ? { peakGrowth } : {}) };
+  } finally {
+    await child.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
