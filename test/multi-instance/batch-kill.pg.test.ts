@@ -55,10 +55,10 @@ describe.skipIf(databaseUrl === undefined)('batch jobs on three gateway processe
     fleet = new Fleet(hostScript, apiKey, {
       DATABASE_URL: databaseUrl, BERTH_DATABASE_SCHEMA: schema, BERTH_API_KEY: apiKey, BERTH_ACCOUNT_ID: account, ENGINE_URL: engine.url,
       BERTH_WORKER_CONCURRENCY: '4', BERTH_WORKER_POLL_INTERVAL_MS: '100', BERTH_DATABASE_POOL_SIZE: '6',
-    });
+    }, 120_000);
     // Started together: migrations and the bootstrap admin must each happen once.
     await Promise.all(Array.from({ length: PROCESSES }, (_, slot) => fleet.start(slot)));
-  }, 60_000);
+  }, 150_000);
 
   afterAll(async () => {
     await fleet?.stop();
