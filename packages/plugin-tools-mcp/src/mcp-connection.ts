@@ -11,7 +11,7 @@ import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/cl
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
-  Code, GatewayError, failedPrecondition, invalidArgument, isGatewayError, isPlainObject,
+  Code, GatewayError, SpanKind, failedPrecondition, inSpan, invalidArgument, isGatewayError, isPlainObject,
   type EgressFetch, type EgressHttp, type JsonObject, type McpToolInfo, type RequestContext,
 } from '@berth/core';
 import type { AllowedTools, McpServerDeclaration } from './mcp-declaration.js';
@@ -179,7 +179,12 @@ class SdkMcpConnection implements McpServerConnection {
     private readonly limits: McpConnectorLimits,
   ) {}
 
-  async call(ctx: RequestContext, name: string, args: JsonObject): Promise<ToolOutcome> {
+  /** One tool call, a CLIENT span `mcp tool <name>` when tracing is on. */
+  call(ctx: RequestContext, name: string, args: JsonObject): Promise<ToolOutcome> {
+    return inSpan(`mcp tool ${name}`, { 'berth.mcp_server': this.declaration.label, 'berth.tool': name }, () => this.callTool(ctx, name, args), SpanKind.CLIENT);
+  }
+
+  private async callTool(ctx: RequestContext, name: string, args: JsonObject): Promise<ToolOutcome> {
     try {
       const options = { timeout: this.limits.callTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) };
       const result = await this.client.callTool({ name, arguments: args }, undefined, options);

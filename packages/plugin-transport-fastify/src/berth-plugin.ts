@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyReque
 import type { OpenAPIV3_1 } from 'openapi-types';
 import {
   authenticatorToken, authorize, authorizeAccount, configToken, invalidArgument, notFound, resourceRoutesToken,
-  servingDirectoryToken, telemetryToken, metricsEndpointToken, type Gateway, type GatewayLogger, type Principal,
+  servingDirectoryToken, telemetryToken, tracingEnabled, metricsEndpointToken, type Gateway, type GatewayLogger, type Principal,
 } from '@berth/core';
 import { renderError, surfaceOf, toRequestError } from './errors.js';
 import type { RouteSpec } from './route-spec.js';
@@ -13,6 +13,7 @@ import { BusboyFileBody } from './multipart-file-body.js';
 import { registerSignedUrlRoutes } from './signed-url-routes.js';
 import { reportRequests, serveMetrics } from './request-telemetry.js';
 import { readiness } from './readiness.js';
+import { traceRequests } from './request-tracing.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { registerDocsRoutes } from './openapi/docs-page.js';
 import { inferenceRouteSpecs, registerInferenceRoutes, type InferenceRouteOptions } from './inference/inference-routes.js';
@@ -146,7 +147,9 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
     void reply.code(status).header('x-request-id', request.id).send(body);
   });
   const telemetry = gateway.resolve(telemetryToken);
-  if (telemetry.enabled) reportRequests(app, telemetry, prefix, (request) => (request as unknown as RequestWithRoute)[resolvedRouteKey]?.spec?.path);
+  const routeOf = (request: FastifyRequest) => (request as unknown as RequestWithRoute)[resolvedRouteKey]?.spec?.path;
+  if (telemetry.enabled) reportRequests(app, telemetry, prefix, routeOf);
+  if (tracingEnabled()) traceRequests(app, prefix, routeOf);
   // Unknown paths answer 404 from an `onRequest` hook, before any body is read. The hook lives in a
   // child scope that holds only the not-found handler, so the routes do not run it.
   void app.register((scope, _options, done) => {

@@ -1,5 +1,5 @@
 import {
-  clockMs, defineQueueHandler, storedOf, type AtLeastOnceQueueHandler, type Clock, type EgressHttp, type QueueHandlerResult, type QueueJobContext, type StorageTransaction, type Telemetry,
+  clockMs, defineQueueHandler, inSpan, SpanKind, storedOf, type AtLeastOnceQueueHandler, type Clock, type EgressHttp, type QueueHandlerResult, type QueueJobContext, type StorageTransaction, type Telemetry,
 } from '@berth/core';
 import { sendAttempt, type AttemptOptions, type AttemptResult } from './delivery-attempt.js';
 import { nextAttemptTime, parseRetryAfter, type DeliverySchedule } from './delivery-schedule.js';
@@ -100,7 +100,8 @@ export function deliveryWorker(egress: EgressHttp, clock: Clock, options: Delive
         verdict = { attempt: { attempt: job.attempt, attemptTime: new Date(startedMs).toISOString(), duration: seconds(0), error }, next: undefined, state: 'FAILED', failureReason: error };
       } else {
         const wallStart = performance.now();
-        const result = await sendAttempt(egress, ctx, { webhookId: record.webhookId ?? '', url: record.fullUrl, body: record.body, secret: record.signingSecret }, startedMs, options);
+        const send = () => sendAttempt(egress, ctx, { webhookId: record.webhookId ?? '', url: record.fullUrl, body: record.body, secret: record.signingSecret }, startedMs, options);
+        const result = await inSpan('webhook delivery', { 'berth.webhook_id': record.webhookId ?? '', 'berth.attempt': job.attempt }, send, SpanKind.CLIENT);
         const times = { startedMs, endedMs: clockMs(clock), durationMs: performance.now() - wallStart };
         verdict = judge(result, record, job, times, options.schedule, options.random);
       }

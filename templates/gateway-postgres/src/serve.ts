@@ -2,6 +2,7 @@ import { acceleratorRuntimesToken, type GatewayPlugin } from '@berth/core';
 import { serveGateway, type RunningServer } from '@berth/plugin-transport-fastify';
 import { buildPostgresGateway } from './build-postgres-gateway.js';
 import { readPostgresSettings, redactDatabaseUrl } from './postgres-settings.js';
+import { startTracing } from './tracing.js';
 
 /**
  * Reads the environment, starts the gateway and its HTTP server, and stops both on SIGINT/SIGTERM
@@ -10,6 +11,8 @@ import { readPostgresSettings, redactDatabaseUrl } from './postgres-settings.js'
  */
 export async function runPostgresGateway(plugins: readonly GatewayPlugin[] = []): Promise<RunningServer> {
   const settings = readPostgresSettings();
+  // Before the gateway is built: it checks once whether an OpenTelemetry SDK is registered.
+  const stopTracing = startTracing();
   const gateway = buildPostgresGateway(settings, { plugins });
   await gateway.start();
   const server = await serveGateway(gateway, { host: settings.host, port: settings.port });
@@ -30,6 +33,7 @@ export async function runPostgresGateway(plugins: readonly GatewayPlugin[] = [])
     try {
       await server.close();
       await gateway.stop();
+      await stopTracing?.();
     } finally {
       process.exit(0);
     }

@@ -2,6 +2,7 @@ import { serveGateway } from '@berth/plugin-transport-fastify';
 import { buildGateway } from './build-gateway.js';
 import { readSettings } from './gateway-config.js';
 import { describeStorage } from './select-storage.js';
+import { startTracing } from './tracing.js';
 
 /**
  * `npm start`: a Berth gateway listening on $HOST:$PORT (default 127.0.0.1:8080), on PostgreSQL when
@@ -9,6 +10,8 @@ import { describeStorage } from './select-storage.js';
  */
 async function main(): Promise<void> {
   const settings = readSettings();
+  // Before the gateway is built: it checks once whether an OpenTelemetry SDK is registered.
+  const stopTracing = startTracing();
   const gateway = buildGateway(settings);
   await gateway.start();
   const server = await serveGateway(gateway, { host: settings.host, port: settings.port });
@@ -20,6 +23,7 @@ async function main(): Promise<void> {
     gateway.logger.info({ signal }, 'shutting down');
     await server.close();
     await gateway.stop();
+    await stopTracing?.();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, context, propagation, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, isValidTraceId, propagation, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 
 /**
  * OpenTelemetry spans at the gateway's boundaries. Core depends on `@opentelemetry/api` only: without an
@@ -8,6 +8,24 @@ import { SpanKind, SpanStatusCode, context, propagation, trace, type Attributes,
 const tracer = trace.getTracer('@berth/core');
 
 export { SpanKind, type Attributes, type Span };
+
+/**
+ * True when the host registered an OpenTelemetry SDK (a probe span gets a real trace id; it is never ended,
+ * so never exported). Callers check once at start-up and skip tracing work entirely without one.
+ */
+export function tracingEnabled(): boolean {
+  return isValidTraceId(tracer.startSpan('berth.probe').spanContext().traceId);
+}
+
+/** Starts a span under `parent` (e.g. the caller's context from `traceparent`), for a request's span. */
+export function startSpanIn(parent: Context, name: string, attributes: Attributes, kind: SpanKind): Span {
+  return tracer.startSpan(name, { kind, attributes }, parent);
+}
+
+/** Runs `work` with `span` active inside `parent`'s context. */
+export function withSpanIn<T>(parent: Context, span: Span, work: () => T): T {
+  return context.with(trace.setSpan(parent, span), work);
+}
 
 /** The trace and span ids of the active span, for log lines; undefined outside a sampled span. */
 export function activeTraceIds(): { readonly traceId: string; readonly spanId: string } | undefined {

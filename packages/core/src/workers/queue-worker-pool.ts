@@ -9,6 +9,7 @@ import { noTelemetry, type Telemetry } from '../ports/telemetry.js';
 import type { ClaimedJob, Storage, StorageTransaction } from '../ports/storage.js';
 import { retryDelayMs } from './backoff.js';
 import { isGatewayError } from '../errors/index.js';
+import { SpanKind, inSpan, tracingEnabled } from '../tracing/tracing.js';
 import { commitJobEffects, isStaleAttempt } from './exactly-once.js';
 import { DEFAULT_LEASE_MS, type QueueHandler, type QueueJobContext } from './queue-handler.js';
 
@@ -92,6 +93,7 @@ export class QueueWorkerPool {
   private readonly logger: GatewayLogger;
   private readonly clock: Clock;
   private readonly telemetry: Telemetry;
+  private readonly tracing = tracingEnabled();
   private readonly concurrency: number;
   private readonly pollIntervalMs: number;
   private readonly stopTimeoutMs: number;
@@ -182,7 +184,10 @@ export class QueueWorkerPool {
         await pause(this.pollIntervalMs * (0.8 + 0.4 * Math.random()), this.wake.signal);
         continue;
       }
-      await this.run(claimed.handler, claimed.job);
+      const { handler, job } = claimed;
+      // With an OpenTelemetry SDK, each attempt is a span: the handler's engine, storage and webhook spans are its children.
+      if (this.tracing) await inSpan(`queue job ${job.queue}`, { 'berth.queue': job.queue, 'berth.job_id': job.id, 'berth.attempt': job.attempt }, () => this.run(handler, job), SpanKind.CONSUMER);
+      else await this.run(handler, job);
     }
   }
 

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import {
-  authorize, Code, GatewayError, isPlainObject, noTelemetry, unavailable,
+  authorize, Code, GatewayError, inSpan, injectTraceContext, isPlainObject, noTelemetry, SpanKind, tracingEnabled, unavailable,
   silentLogger, type Telemetry, type ChatCompletionCall, type ChatCompletionOutcome, type ChatModelClient, type ChatStreamOutcome, type GatewayLogger,
   type InferenceErrorBody, type JsonObject, type ModelTarget, type Principal, type ReplicaLease, type RequestContext, type ServingDirectory,
 } from '@berth/core';
@@ -82,6 +82,8 @@ export class InferenceProxy implements ChatModelClient {
   private readonly ownsDispatcher: boolean;
   private readonly options: ResolvedOptions;
   private readonly endpoints = new EndpointCache();
+  /** Whether an OpenTelemetry SDK is registered: each exchange is then a CLIENT span, its `traceparent` sent to the replica. */
+  private readonly tracing = tracingEnabled();
 
   constructor(
     private readonly directory: ServingDirectory,
@@ -180,6 +182,15 @@ export class InferenceProxy implements ChatModelClient {
     ctx: RequestContext, signal: UpstreamSignal | undefined, target: ModelTarget, inference: InferenceRequest,
     use: (upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, handOver: () => () => void) => Promise<T>,
   ): Promise<T> {
+    if (!this.tracing) return this.attempts(ctx, signal, target, inference, use);
+    const attributes = { 'berth.deployment': target.deployment, 'berth.model': target.model, 'berth.operation': inference.operation, 'berth.stream': inference.stream };
+    return inSpan(`inference ${inference.operation}`, attributes, () => this.attempts(ctx, signal, target, inference, use), SpanKind.CLIENT);
+  }
+
+  private async attempts<T>(
+    ctx: RequestContext, signal: UpstreamSignal | undefined, target: ModelTarget, inference: InferenceRequest,
+    use: (upstream: Dispatcher.ResponseData, rewriter: ModelRewriter, handOver: () => () => void) => Promise<T>,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
       const lease = await this.acquire(ctx, target, inference.user);
       let handedOver = false;
@@ -264,11 +275,12 @@ export class InferenceProxy implements ChatModelClient {
     const limit = this.options.keepAliveMaxBodyBytes;
     // A string of n UTF-16 units holds at most 3n UTF-8 bytes: most bodies skip the byte count.
     const ownConnection = body.length * 3 > limit && Buffer.byteLength(body) > limit;
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: inference.stream ? 'text/event-stream' : 'application/json', 'x-request-id': requestId };
     return this.dispatcher.request({
       origin,
       path: `${prefix}${inference.operation === 'chat' ? '/v1/chat/completions' : '/v1/completions'}`,
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: inference.stream ? 'text/event-stream' : 'application/json', 'x-request-id': requestId },
+      headers: this.tracing ? injectTraceContext(headers) : headers,
       body,
       signal,
       headersTimeout: this.options.headersMs,

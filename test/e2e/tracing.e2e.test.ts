@@ -1,0 +1,122 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SpanKind, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import {
+  QueueWorkerPool, defineQueueHandler, definePlugin, inSpan, notFound, servingDirectoryToken, systemContext, type ServingDirectory,
+} from '@berth/core';
+import { MemoryStorage } from '@berth/core/testing';
+import { memoryStorage } from '@berth/plugin-storage-memory';
+import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
+import { account, adminKey, startHarness, type Harness } from './harness.js';
+
+/**
+ * Issue 16, traces: with an SDK registered (an in-memory exporter here; the templates export over OTLP),
+ * a chat completion is a SERVER span with a CLIENT child for the engine call whose W3C `traceparent`
+ * reaches the engine, and a queue job is a CONSUMER span its handler's spans hang under.
+ */
+const exporter = new InMemorySpanExporter();
+const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+// Registered before any gateway is built: the gateway checks once whether tracing is on.
+provider.register();
+
+const model = `accounts/${account}/models/m`;
+const deployment = `accounts/${account}/deployments/d`;
+const seen: IncomingHttpHeaders[] = [];
+let engine: Server;
+let h: Harness;
+
+beforeAll(async () => {
+  // The upstream engine: records what it was sent and answers one chat completion.
+  engine = createServer((request, response) => {
+    seen.push(request.headers);
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
+        id: 'c1', object: 'chat.completion', created: 1, model: 'served',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+      }));
+    });
+  });
+  await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(engine.address() as AddressInfo).port}`;
+  const directory: ServingDirectory = {
+    resolve: async (_ctx, name) => {
+      if (name !== model) throw notFound(name);
+      return { accountId: account, model, deployment };
+    },
+    acquire: async (_ctx, target) => ({ replicaId: 'r1', deployment: target.deployment, endpoint, servedModelId: 'served', release() {} }),
+  };
+  const serving = definePlugin({ id: 'fake-serving', register: (binder) => binder.bindValue(servingDirectoryToken, directory, { override: true }) });
+  h = await startHarness({ plugins: [memoryStorage(), apiKeyAuth({ cacheTtlMs: 0 }), serving] });
+});
+afterAll(async () => {
+  await h?.close();
+  await new Promise((resolve) => engine?.close(resolve));
+  await provider.shutdown();
+  trace.disable();
+});
+
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+
+describe('traces', () => {
+  it('a chat completion: SERVER span → CLIENT engine span, and the engine gets the traceparent', async () => {
+    exporter.reset();
+    const response = await fetch(`${h.url}/inference/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }] }),
+    });
+    expect(response.status).toBe(200);
+    await response.text();
+    const spans = exporter.getFinishedSpans();
+    const server = spans.find((s) => s.kind === SpanKind.SERVER && s.name === 'POST /inference/v1/chat/completions');
+    const client = spans.find((s) => s.kind === SpanKind.CLIENT && s.name === 'inference chat');
+    expect(server, spans.map((s) => s.name).join(', ')).toBeDefined();
+    expect(client).toBeDefined();
+    expect(server!.attributes).toMatchObject({ 'http.route': '/inference/v1/chat/completions', 'http.response.status_code': 200 });
+    expect(client!.attributes).toMatchObject({ 'berth.deployment': deployment, 'berth.model': model });
+    expect(client!.spanContext().traceId).toBe(server!.spanContext().traceId);
+    expect(parentOf(client!)).toBe(server!.spanContext().spanId);
+    // W3C traceparent: version-traceId-parentSpanId-flags, the parent being the engine call's span.
+    expect(seen.at(-1)?.traceparent).toBe(`00-${server!.spanContext().traceId}-${client!.spanContext().spanId}-01`);
+  });
+
+  it('continues the caller\'s trace from its traceparent', async () => {
+    exporter.reset();
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const response = await fetch(`${h.url}/v1/accounts/${account}/models`, {
+      headers: { authorization: `Bearer ${adminKey}`, traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+    });
+    expect(response.status).toBe(200);
+    const server = exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER);
+    expect(server?.spanContext().traceId).toBe(traceId);
+    expect(parentOf(server!)).toBe('b7ad6b7169203331');
+    expect(server?.name).toBe('GET /v1/accounts/{account_id}/models');
+  });
+
+  it('a queue job (a batch job\'s attempt): CONSUMER span with the handler\'s spans as children', async () => {
+    exporter.reset();
+    const storage = new MemoryStorage();
+    let ran = false;
+    const pool = new QueueWorkerPool({
+      storage, pollIntervalMs: 10,
+      handlers: [defineQueueHandler({ queue: 'traced', handle: async () => inSpan('row', {}, async () => { ran = true; }) })],
+    });
+    await storage.queue.enqueue(systemContext('test'), { queue: 'traced', payload: {} });
+    pool.start();
+    const until = Date.now() + 5_000;
+    while (!exporter.getFinishedSpans().some((s) => s.name === 'queue job traced') && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    await pool.stop();
+    expect(ran).toBe(true);
+    const spans = exporter.getFinishedSpans();
+    const job = spans.find((s) => s.name === 'queue job traced');
+    const row = spans.find((s) => s.name === 'row');
+    expect(job?.kind).toBe(SpanKind.CONSUMER);
+    expect(job?.attributes).toMatchObject({ 'berth.queue': 'traced', 'berth.attempt': 1 });
+    expect(parentOf(row!)).toBe(job!.spanContext().spanId);
+  });
+});
