@@ -13,6 +13,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   startup: async () => (await import('./startup/index.js')).runStartupBenchmark(),
   rft: async () => (await import('./rft/index.js')).runRftBenchmark(),
   'model-files': async () => (await import('./model-files/index.js')).runModelFilesBenchmark(),
+  observability: async () => (await import('./observability/index.js')).runObservabilityBenchmark(),
 };
 const requested = process.argv[2];
 const names = requested ? [requested] : Object.keys(benchmarks);

@@ -2,6 +2,7 @@ import { createGateway, coreServicesToken, systemContext } from '@berth/core';
 import { memoryStorage } from '@berth/plugin-storage-memory';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { serveGateway } from '@berth/plugin-transport-fastify';
+import { observabilityPlugins } from '../observability/observe.js';
 
 /**
  * Benchmark target: the full gateway (memory storage, API-key auth on). `bench-model` has no deployments;
@@ -9,7 +10,7 @@ import { serveGateway } from '@berth/plugin-transport-fastify';
  */
 const apiKey = 'bench-admin-key-000000000000';
 const gateway = createGateway({
-  plugins: [memoryStorage(), apiKeyAuth()],
+  plugins: [memoryStorage(), apiKeyAuth(), ...observabilityPlugins()],
   config: { bootstrapAccountId: 'bench', bootstrapApiKey: apiKey },
 });
 await gateway.start();

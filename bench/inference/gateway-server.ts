@@ -3,6 +3,7 @@ import { memoryStorage } from '@berth/plugin-storage-memory';
 import { postgresStorage } from '@berth/plugin-storage-postgres';
 import { apiKeyAuth } from '@berth/plugin-auth-api-keys';
 import { serveGateway } from '@berth/plugin-transport-fastify';
+import { observabilityPlugins } from '../observability/observe.js';
 import { benchModel, deployBenchModel, engineRuntime } from '../lib/engine-deployment.js';
 
 /**
@@ -20,7 +21,7 @@ const storage = storageKind === 'postgres'
 const apiKey = 'bench-inference-key-000000000000';
 const model = benchModel;
 const gateway = createGateway({
-  plugins: [storage, apiKeyAuth(), ...engineRuntime(engineUrl)],
+  plugins: [storage, apiKeyAuth(), ...engineRuntime(engineUrl), ...observabilityPlugins()],
   config: { bootstrapAccountId: 'bench', bootstrapApiKey: apiKey },
 });
 await gateway.start();

@@ -1,0 +1,141 @@
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { startChildServer, type ChildServer } from '../lib/child-server.js';
+import { pinToCpu } from '../lib/cpu-pinning.js';
+import { printTable } from '../lib/load.js';
+import { median, pairedRound, percent } from '../lib/stats.js';
+
+/**
+ * bench/observability: what metrics and tracing cost. The control-plane gateway (GET model) and the
+ * inference gateway (a chat completion routed to the reference engine child) each run twice — observability
+ * off, and on (`BENCH_OBSERVABILITY=on`: `@berth/plugin-metrics` as the templates install it, and a registered
+ * OpenTelemetry tracer provider recording every span with no exporter) — and are measured in paired rounds
+ * (off and on back to back, order alternating):
+ * - throughput: closed loop at BENCH_CONNECTIONS (16) keep-alive connections for BENCH_SECONDS (3) s → req/s;
+ * - latency: one connection, sequential requests for the same time, timed with hrtime → p50 in µs.
+ * Figures: the median over rounds of the per-round on/off ratio of req/s, and of the per-round p50 difference.
+ * Targets (issue 16): ≤ 5% fewer req/s, ≤ 50 µs added p50. Load generator on CPU 0, servers on CPU 1.
+ * Environment: BENCH_ROUNDS (7), BENCH_SECONDS (3), BENCH_CONNECTIONS (16).
+ */
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+
+interface Target {
+  readonly url: string;
+  readonly path: string;
+  readonly method: 'GET' | 'POST';
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+}
+
+interface Measure {
+  readonly rps: number;
+  readonly p50Us: number;
+}
+
+/** Closed loop over `concurrency` keep-alive connections: requests per second and the p50 in µs. Throws on any non-200. */
+async function closedLoop(target: Target, concurrency: number): Promise<Measure> {
+  if (!/^http:\/\/127\.0\.0\.1:/.test(target.url)) throw new Error('benchmarks target loopback only');
+  const pool = new Pool(target.url, { connections: concurrency, pipelining: 1 });
+  const samples: number[] = [];
+  const started = Date.now();
+  const end = started + seconds * 1000;
+  const worker = async () => {
+    while (Date.now() < end) {
+      const start = process.hrtime.bigint();
+      const response = await pool.request({ path: target.path, method: target.method, headers: target.headers, ...(target.body ? { body: target.body } : {}) });
+      await response.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+      if (response.statusCode !== 200) throw new Error(`${target.method} ${target.path}: ${response.statusCode}`);
+      samples.push(Number(process.hrtime.bigint() - start) / 1000);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    await pool.close();
+  }
+  const elapsed = (Date.now() - started) / 1000;
+  samples.sort((a, b) => a - b);
+  return { rps: samples.length / elapsed, p50Us: samples[Math.floor(samples.length / 2)]! };
+}
+
+export interface ObservabilityResult {
+  /** Per surface: median on/off req/s ratio and median added p50 (µs). */
+  readonly surfaces: Readonly<Record<string, { readonly rpsRatio: number; readonly addedP50Us: number }>>;
+}
+
+export async function runObservabilityBenchmark(): Promise<ObservabilityResult> {
+  const loadBefore = loadavg();
+  const children: ChildServer[] = [];
+  const start = async (script: string, args: string[], on: boolean) => {
+    const child = await startChildServer(here(script), args, on ? { BENCH_OBSERVABILITY: 'on' } : { BENCH_OBSERVABILITY: 'off' });
+    children.push(child);
+    return child;
+  };
+  try {
+    const cpOff = await start('../control-plane/gateway-server.ts', [], false);
+    const cpOn = await start('../control-plane/gateway-server.ts', [], true);
+    const engine = await start('../inference/engine-server.ts', [], false);
+    const infOff = await start('../inference/gateway-server.ts', [engine.url], false);
+    const infOn = await start('../inference/gateway-server.ts', [engine.url], true);
+    const notPinned = pinToCpu(process.pid, 0) ?? children.map((c) => pinToCpu(c.pid, 1)).find((r) => r !== undefined);
+
+    const getModel = (child: ChildServer): Target => ({
+      url: child.url, path: '/v1/accounts/bench/models/bench-model', method: 'GET', headers: { authorization: `Bearer ${String(child.info.apiKey)}` },
+    });
+    const chat = (child: ChildServer): Target => ({
+      url: child.url, path: '/inference/v1/chat/completions', method: 'POST',
+      headers: { authorization: `Bearer ${String(child.info.apiKey)}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: String(child.info.model), messages: [{ role: 'user', content: 'Say something about harbors.' }], max_tokens: 16 }),
+    });
+    const surfaces = [
+      { name: 'GET model (control plane)', off: getModel(cpOff), on: getModel(cpOn) },
+      { name: 'chat completion (inference)', off: chat(infOff), on: chat(infOn) },
+    ];
+    // Warm-up: JIT, keep-alive pools, the metrics' label sets and the tracer's first spans.
+    for (const s of surfaces) for (const t of [s.off, s.on]) await closedLoop(t, connections);
+
+    const rows: Array<Array<string | number>> = [];
+    const result: Record<string, { rpsRatio: number; addedP50Us: number }> = {};
+    for (const s of surfaces) {
+      const pairs: { off: Measure; on: Measure; offLatency: Measure; onLatency: Measure }[] = [];
+      for (let round = 0; round < rounds; round += 1) {
+        const pair = {} as { off: Measure; on: Measure; offLatency: Measure; onLatency: Measure };
+        await pairedRound(
+          round,
+          async () => { pair.off = await closedLoop(s.off, connections); pair.offLatency = await closedLoop(s.off, 1); },
+          async () => { pair.on = await closedLoop(s.on, connections); pair.onLatency = await closedLoop(s.on, 1); },
+        );
+        pairs.push(pair);
+      }
+      const ratios = pairs.map((p) => p.on.rps / p.off.rps);
+      const added = pairs.map((p) => p.onLatency.p50Us - p.offLatency.p50Us);
+      const rpsRatio = median(ratios);
+      const addedP50Us = median(added);
+      result[s.name] = { rpsRatio, addedP50Us };
+      rows.push([
+        s.name,
+        Math.round(median(pairs.map((p) => p.off.rps))),
+        Math.round(median(pairs.map((p) => p.on.rps))),
+        `${percent(rpsRatio)} (${percent(Math.min(...ratios))}–${percent(Math.max(...ratios))})`,
+        Math.round(median(pairs.map((p) => p.offLatency.p50Us))),
+        Math.round(median(pairs.map((p) => p.onLatency.p50Us))),
+        `${addedP50Us.toFixed(0)} (${Math.min(...added).toFixed(0)}–${Math.max(...added).toFixed(0)})`,
+        rpsRatio >= 0.95 && addedP50Us <= 50 ? 'MET' : 'MISSED',
+      ]);
+    }
+    const loadAfter = loadavg();
+    console.log(`\nbench/observability — metrics + tracing (exporter off) against off; ${rounds} paired rounds of ${seconds} s, ${connections} connections for req/s, 1 for p50; Node ${process.version}; ${notPinned === undefined ? 'load generator on CPU 0, servers on CPU 1' : `not pinned (${notPinned})`}`);
+    printTable(
+      ['surface', 'off req/s', 'on req/s', 'on/off req/s (range)', 'off p50 µs', 'on p50 µs', 'added p50 µs (range)', 'target ≥ 95%, ≤ 50 µs'],
+      rows,
+    );
+    console.log(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`);
+    return { surfaces: result };
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+  }
+}
