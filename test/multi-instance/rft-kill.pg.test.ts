@@ -16,11 +16,13 @@ import { Fleet } from './fleet.js';
 const databaseUrl = process.env.DATABASE_URL || undefined;
 
 const ROWS = 400;
-const CHUNK = 50;
+const CHUNK = 100;
 const EPOCHS = 2;
 const CANDIDATES = 4;
 const STEPS = (ROWS / CHUNK) * EPOCHS;
 const PROCESSES = 3;
+/** Kills in all, spaced 4–7 s apart: enough to hit the lease holder mid-chunk several times, bounded so the job can finish. */
+const MAX_KILLS = 6;
 const account = 'acme';
 const apiKey = 'rft-kill-admin-key-0123456789';
 const v1 = `/v1/accounts/${account}`;
@@ -95,8 +97,8 @@ describe.skipIf(databaseUrl === undefined)('a fine-tuning job on three gateway p
     const kills: Array<{ slot: number; holder: boolean; state: unknown; steps: number }> = [];
     const stepsOf = (j: Json) => Number((JSON.parse(String(j.outputMetrics ?? '{"steps":0}')) as { steps: number }).steps);
     const killer = (async () => {
-      for (let i = 0; killing; i += 1) {
-        await sleep(2000 + Math.random() * 2000);
+      for (let i = 0; killing && kills.length < MAX_KILLS; i += 1) {
+        await sleep(4000 + Math.random() * 3000);
         const live = fleet.live();
         if (!killing || live.length < 2) continue;
         const holder = i % 2 === 0 ? await holderOf(name) : undefined;
