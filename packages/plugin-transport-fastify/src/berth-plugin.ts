@@ -14,6 +14,7 @@ import { registerSignedUrlRoutes } from './signed-url-routes.js';
 import { reportRequests, serveMetrics } from './request-telemetry.js';
 import { readiness } from './readiness.js';
 import { traceRequests } from './request-tracing.js';
+import { routeLabeler } from './route-label.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { registerDocsRoutes } from './openapi/docs-page.js';
 import { inferenceRouteSpecs, registerInferenceRoutes, type InferenceRouteOptions } from './inference/inference-routes.js';
@@ -147,9 +148,9 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
     void reply.code(status).header('x-request-id', request.id).send(body);
   });
   const telemetry = gateway.resolve(telemetryToken);
-  const routeOf = (request: FastifyRequest) => (request as unknown as RequestWithRoute)[resolvedRouteKey]?.spec?.path;
-  if (telemetry.enabled) reportRequests(app, telemetry, prefix, routeOf);
-  if (tracingEnabled()) traceRequests(app, prefix, routeOf);
+  const routeOf = routeLabeler(prefix, (request) => (request as unknown as RequestWithRoute)[resolvedRouteKey]?.spec?.path);
+  if (telemetry.enabled) reportRequests(app, telemetry, routeOf);
+  if (tracingEnabled()) traceRequests(app, routeOf);
   // Unknown paths answer 404 from an `onRequest` hook, before any body is read. The hook lives in a
   // child scope that holds only the not-found handler, so the routes do not run it.
   void app.register((scope, _options, done) => {

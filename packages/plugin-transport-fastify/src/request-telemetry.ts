@@ -3,25 +3,13 @@ import { matchesBearerToken, unauthenticated, type MetricsEndpoint, type Telemet
 
 /**
  * Reports every answered request to {@link Telemetry} from an `onResponse` hook of Berth's scope (added
- * only when an observer is installed: no cost otherwise). The route label is the route's pattern without
- * the mount prefix — `routeOf(request)` when the request resolved to a documented route (custom methods
- * keep their `:verb`), else Fastify's pattern with `{param}` — or `unmatched`: never the raw URL.
+ * only when an observer is installed: no cost otherwise), under the route `routeOf` gives (see `routeLabeler`).
  */
-export function reportRequests(app: FastifyInstance, telemetry: Telemetry, prefix: string, routeOf: (request: FastifyRequest) => string | undefined): void {
-  const patterns = new Map<string, string>();
-  const patternOf = (url: string): string => {
-    let pattern = patterns.get(url);
-    if (pattern === undefined) {
-      pattern = (url.startsWith(prefix) ? url.slice(prefix.length) : url).replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-      patterns.set(url, pattern);
-    }
-    return pattern;
-  };
+export function reportRequests(app: FastifyInstance, telemetry: Telemetry, routeOf: (request: FastifyRequest) => string): void {
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
-    const url = request.routeOptions.url;
     telemetry.httpRequest({
       method: request.method,
-      route: routeOf(request) ?? (url === undefined ? 'unmatched' : patternOf(url)),
+      route: routeOf(request),
       status: reply.statusCode,
       durationSeconds: reply.elapsedTime / 1000,
     });

@@ -9,9 +9,9 @@ interface RequestWithSpan {
 /**
  * A SERVER span per request (parented on the caller's W3C `traceparent`), active while the request is
  * served so storage, engine, tool and webhook spans become its children; named by method and route
- * pattern, ended with the status. Added only when the host registered an OpenTelemetry SDK.
+ * pattern (as metrics label it, `routeLabeler`), ended with the status. Added only when the host registered an OpenTelemetry SDK.
  */
-export function traceRequests(app: FastifyInstance, prefix: string, routeOf: (request: FastifyRequest) => string | undefined): void {
+export function traceRequests(app: FastifyInstance, routeOf: (request: FastifyRequest) => string): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const parent = extractTraceContext(request.headers);
     const span = startSpanIn(parent, `${request.method} ${request.routeOptions.url ?? 'unmatched'}`, {
@@ -23,8 +23,7 @@ export function traceRequests(app: FastifyInstance, prefix: string, routeOf: (re
   app.addHook('onResponse', (request, reply, done) => {
     const span = (request as RequestWithSpan)[spanKey];
     if (span !== undefined) {
-      const url = request.routeOptions.url;
-      const route = routeOf(request) ?? (url === undefined ? 'unmatched' : url.slice(url.startsWith(prefix) ? prefix.length : 0));
+      const route = routeOf(request);
       span.updateName(`${request.method} ${route}`);
       span.setAttributes({ 'http.route': route, 'http.response.status_code': reply.statusCode });
       if (reply.statusCode >= 500) failSpan(span, new Error(`answered ${reply.statusCode}`));
