@@ -202,15 +202,15 @@ export class PgBlobStore implements BlobStore {
     return rows.map((row) => text(row.key));
   }
 
-  /**
-   * Removes chunk rows older than `olderThan` that no object references: what a writer that died
-   * mid-upload (or a write of the previous release over a chunked object) left. Answers how many.
-   */
   /** The port's sweep of unfinished writes: {@link sweepOrphanChunks}. */
   sweepAbandonedWrites(_ctx: RequestContext, olderThan: Date): Promise<number> {
     return this.sweepOrphanChunks(olderThan);
   }
 
+  /**
+   * Removes chunk rows older than `olderThan` that no object references: what a writer that died
+   * mid-upload (or a write of the previous release over a chunked object) left. Answers how many.
+   */
   async sweepOrphanChunks(olderThan: Date): Promise<number> {
     const { rows } = await run(
       this.db(),

@@ -214,12 +214,12 @@ export class FilesystemBlobStore implements BlobStore {
     }
   }
 
-  /** Removes files of writes that never finished (a process that died mid-write) older than `olderThan`. */
   /** The port's sweep of unfinished writes: {@link sweepTemporaryFiles}. */
   sweepAbandonedWrites(_ctx: RequestContext, olderThan: Date): Promise<number> {
     return this.sweepTemporaryFiles(olderThan);
   }
 
+  /** Removes files of writes that never finished (a process that died mid-write) older than `olderThan`. */
   async sweepTemporaryFiles(olderThan: Date): Promise<number> {
     let names: string[];
     try {
