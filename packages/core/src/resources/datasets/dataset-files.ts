@@ -6,7 +6,6 @@ import type { GatewaySecrets } from '../common/secrets.js';
 import { SignedFileUrls, type SignedFileRequest, type SignedMethod } from '../common/signed-file-urls.js';
 import { blobDownloadAnswer, type DownloadRequest } from '../../api/blob-download.js';
 import type { BinaryAnswer, MultipartFileBody, StreamAnswer, StreamedRequestBody } from '../../api/route-spec.js';
-import { sliceCopies } from '../../blobs/index.js';
 import { JsonlRowChecker, malformedRowSampleLimit, type JsonlRowCount } from './dataset-rows.js';
 import type { Dataset } from './dataset-schema.js';
 import type { DatasetService } from './dataset-service.js';
@@ -115,13 +114,12 @@ export class DatasetFileService {
    * first byte past it, a short body is refused at its end). A refused or broken upload leaves the file as
    * it was before (the port never keeps a partial write).
    */
-  async putFile(ctx: RequestContext, request: SignedFileRequest, body: StreamedRequestBody | Uint8Array, contentType: string): Promise<void> {
+  async putFile(ctx: RequestContext, request: SignedFileRequest, upload: StreamedRequestBody, contentType: string): Promise<void> {
     if (request.method !== 'PUT') throw permissionDenied('this URL is not an upload URL');
     this.verify(request);
     const plan = (await this.env.storage.kv.get(ctx, this.planKey(request.resource))) as UploadPlan | undefined;
     const size = plan?.files[request.filename];
     if (size === undefined) throw notFound(`${request.resource}/files/${request.filename}`);
-    const upload: StreamedRequestBody = body instanceof Uint8Array ? { declaredLength: body.byteLength, chunks: sliceCopies(body) } : body;
     const wrongSize = (got: number) => invalidArgument(`file ${request.filename} has ${got} bytes; ${size} were announced`);
     if (upload.declaredLength !== undefined && upload.declaredLength !== size) throw wrongSize(upload.declaredLength);
     await this.requireState(ctx, request.resource, 'UPLOADING');

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../../testing/index.js';
+import { sliceCopies } from '../../blobs/index.js';
 import { Code, invalidArgument } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { systemClock } from '../../ports/clock.js';
@@ -307,7 +308,7 @@ describe('DatasetFileService.validateUpload on batch rows', () => {
     const text = `${row('a')}\n{oops\n`;
     const url = (await files.getUploadEndpoint(ctx, name, { filenameToSize: { 'rows.jsonl': String(text.length) } })).filenameToSignedUrls['rows.jsonl']!;
     const query = new URLSearchParams(url.split('?')[1]);
-    await files.putFile(ctx, { resource: name, filename: 'rows.jsonl', method: 'PUT', expires: query.get('expires')!, signature: query.get('signature')! }, new TextEncoder().encode(text), 'application/jsonl');
+    await files.putFile(ctx, { resource: name, filename: 'rows.jsonl', method: 'PUT', expires: query.get('expires')!, signature: query.get('signature')! }, { declaredLength: text.length, chunks: sliceCopies(new TextEncoder().encode(text)) }, 'application/jsonl');
     await files.validateUpload(ctx, name, {});
     expect(await datasets.get(ctx, name)).toMatchObject({ exampleCount: '1', validationDetails: { malformedRowCount: '1' } });
   });
