@@ -300,6 +300,19 @@ describe('accelerator trainers: a training step as a Kubernetes Job of the train
     expect(again).toEqual(second);
   });
 
+  it('follows the Job of a step that already runs instead of applying it again (two callers of one step)', async () => {
+    const { cluster, trainer } = await start('gpux');
+    const ctx = systemContext('test');
+    const first = trainer.step(ctx, stepInput(1, undefined));
+    // The second caller comes once the first one's Job exists (as after a crash, or on another instance).
+    await expect.poll(() => cluster.patches.filter((p) => p.kind === 'Job').length).toBe(1);
+    const [a, b] = await Promise.all([first, trainer.step(ctx, stepInput(1, undefined))]);
+    expect(cluster.containerErrors).toEqual([]);
+    expect(b).toEqual(a);
+    // One Job applied: a second apply would change its pod template (a fresh signed URL), which Kubernetes refuses.
+    expect(cluster.patches.filter((p) => p.kind === 'Job')).toHaveLength(1);
+  });
+
   it('spans several nodes on GPUY with an Indexed Job and a headless Service for the coordinator', async () => {
     const { cluster, trainer } = await start('gpuy');
     const result = await trainer.step(systemContext('test'), stepInput(1, undefined, { nodeCount: 2 }));

@@ -35,7 +35,7 @@ export interface TrainerJobOptions {
   readonly vendor: string;
   /** The vendor's launch profile: device resource, visibility variable, node label, extra environment. */
   readonly launch: LaunchProfile;
-  /** The trainer container image (the team's own, following the container contract in docs/rft-trainers.md). */
+  /** The trainer container image (the team's own, following the container contract in docs/accelerator-trainers.md). */
   readonly image: string;
   readonly namespace: string;
   /** Seconds a step may run before Kubernetes stops it (`activeDeadlineSeconds`). Default 6 hours. */

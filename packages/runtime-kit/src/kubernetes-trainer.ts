@@ -1,5 +1,6 @@
 import {
   aborted,
+  checkpointFileKey,
   failedPrecondition,
   invalidArgument,
   unavailable,
@@ -18,7 +19,7 @@ import type { KubernetesManifest } from './kubernetes-manifests.js';
 import type { KubernetesApi } from './kubernetes-provisioner.js';
 import { renderTrainerJob, trainerJobName, trainerStepSelector, type TrainerJobOptions } from './kubernetes-trainer-manifests.js';
 
-/** Version of the document a trainer container reads from `BERTH_TRAIN_SPEC_URL` (docs/rft-trainers.md). */
+/** Version of the document a trainer container reads from `BERTH_TRAIN_SPEC_URL` (docs/accelerator-trainers.md). */
 export const trainerContractVersion = 1;
 
 /** The files a step must upload: a LoRA adapter, or full weights when `loraRank` is 0. */
@@ -88,10 +89,10 @@ const stepFolder = (step: number) => `steps/${step}`;
  * ({@link renderTrainerJob}) on the vendor's accelerators, and reads the checkpoint it uploads.
  *
  * A step: (1) answers the recorded result when the step already completed (idempotent for (job, step));
- * (2) writes the step's input document (rollouts with rewards, hyper-parameters, signed GET URLs of the base
- * model's and the previous checkpoint's files, signed PUT URLs of the files to make); (3) applies the Job
- * (server-side apply: a second instance racing the same step applies the same object); (4) polls it until
- * Complete or Failed; (5) checks that every expected file arrived, records the result and deletes the Job.
+ * (2) unless a Job of the step already runs (a crash after creating it, another instance on the step), writes
+ * the step's input document (rollouts with rewards, hyper-parameters, signed GET URLs of the base model's and
+ * the previous checkpoint's files, signed PUT URLs of the files to make) and creates the Job; (3) polls it until
+ * Complete or Failed; (4) checks that every expected file arrived, records the result and deletes the Job.
  * Accelerator seconds are the Job's wall time × accelerators per node × nodes.
  */
 export function kubernetesTrainer(options: KubernetesTrainerOptions): Trainer {
@@ -112,12 +113,13 @@ export function kubernetesTrainer(options: KubernetesTrainerOptions): Trainer {
   const startingFiles = async (ctx: RequestContext, input: TrainStepInput): Promise<JsonValue> => {
     const from = input.from;
     if (!from) return null;
-    const ours = `${files.prefixOf(input.job)}`;
-    const folder = from.keyPrefix.startsWith(ours) ? from.keyPrefix.slice(ours.length).replace(/\/+$/, '') : `${stepFolder(input.step)}/from`;
+    const ours = files.prefixOf(input.job);
+    const inJobFiles = from.keyPrefix.startsWith(ours);
+    const folder = inJobFiles ? from.keyPrefix.slice(ours.length).replace(/\/+$/, '') : `${stepFolder(input.step)}/from`;
     const listed = [];
     for (const file of from.files) {
       const path = `${folder}/${file.path}`;
-      if (!from.keyPrefix.startsWith(ours)) await files.copyFrom(ctx, `${from.keyPrefix.replace(/\/+$/, '')}/${file.path}`, input.job, path);
+      if (!inJobFiles) await files.copyFrom(ctx, checkpointFileKey(from, file.path), input.job, path);
       listed.push({ path: file.path, sizeBytes: file.sizeBytes, sha256: file.sha256, url: signed(input.job, path, 'GET') });
     }
     return { step: from.step, files: listed };
@@ -160,7 +162,10 @@ export function kubernetesTrainer(options: KubernetesTrainerOptions): Trainer {
     if (multiNode) await api.delete(ctx, { apiVersion: 'v1', kind: 'Service', namespace, name });
   };
 
-  const waitForJob = async (ctx: RequestContext, input: TrainStepInput): Promise<JobStatusView> => {
+  const stepJobExists = async (ctx: RequestContext, input: TrainStepInput): Promise<boolean> =>
+    (await api.list(ctx, { apiVersion: 'batch/v1', kind: 'Job', namespace, labelSelector: trainerStepSelector(input.job, input.step) })).length > 0;
+
+  const waitForJob = async (ctx: RequestContext, input: TrainStepInput): Promise<JobStatusView | undefined> => {
     const selector = trainerStepSelector(input.job, input.step);
     for (;;) {
       if (input.signal?.aborted) {
@@ -176,7 +181,8 @@ export function kubernetesTrainer(options: KubernetesTrainerOptions): Trainer {
         await removeJob(ctx, input.job, input.step, input.nodeCount > 1);
         throw stepFailure(input, done, exit);
       }
-      if (jobs.length === 0) throw failedPrecondition(`the Kubernetes Job of training step ${input.step} of ${input.job} disappeared`, { reason: 'TRAINER_FAILED' });
+      // Gone: another instance finished the step and deleted its Job (the caller reads the recorded result), or someone deleted it.
+      if (jobs.length === 0) return undefined;
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   };
@@ -210,15 +216,28 @@ export function kubernetesTrainer(options: KubernetesTrainerOptions): Trainer {
       const recorded = await readResult(ctx, input.job, input.step);
       if (recorded) return recorded;
       const acceleratorType = input.acceleratorType ?? options.acceleratorType;
-      const document = await inputDocument(ctx, input, acceleratorType);
-      await files.write(ctx, input.job, `${stepFolder(input.step)}/input.json`, Buffer.from(JSON.stringify(document)), 'application/json');
-      const rendered = renderTrainerJob(
-        { job: input.job, step: input.step, specUrl: signed(input.job, `${stepFolder(input.step)}/input.json`, 'GET'), acceleratorType, acceleratorCount, nodeCount: input.nodeCount },
-        { ...options, namespace },
-      );
-      if (rendered.service) await api.apply(ctx, rendered.service);
-      await api.apply(ctx, rendered.job);
+      // A Job of this step may already run (this instance crashed after creating it, or another instance
+      // holds the step): follow it. Applying again would change its pod template (the signed URL's expiry
+      // differs), which Kubernetes refuses for a Job.
+      if (!(await stepJobExists(ctx, input))) {
+        const document = await inputDocument(ctx, input, acceleratorType);
+        await files.write(ctx, input.job, `${stepFolder(input.step)}/input.json`, Buffer.from(JSON.stringify(document)), 'application/json');
+        const rendered = renderTrainerJob(
+          { job: input.job, step: input.step, specUrl: signed(input.job, `${stepFolder(input.step)}/input.json`, 'GET'), acceleratorType, acceleratorCount, nodeCount: input.nodeCount },
+          { ...options, namespace },
+        );
+        if (rendered.service) await api.apply(ctx, rendered.service);
+        await api.apply(ctx, rendered.job).catch(async (error: unknown) => {
+          // Lost a race with another instance creating the same Job: follow theirs.
+          if (!(await stepJobExists(ctx, input))) throw error;
+        });
+      }
       const status = await waitForJob(ctx, input);
+      if (!status) {
+        const finished = await readResult(ctx, input.job, input.step);
+        if (finished) return finished;
+        throw failedPrecondition(`the Kubernetes Job of training step ${input.step} of ${input.job} disappeared`, { reason: 'TRAINER_FAILED' });
+      }
       const { checkpoint, metrics } = await collect(ctx, input);
       const started = Date.parse(status.startTime ?? '');
       const ended = Date.parse(status.completionTime ?? '');

@@ -10,7 +10,7 @@ import { kubernetesTrainer, type KubernetesTrainerOptions } from './kubernetes-t
 
 /**
  * The accelerator trainer as a runtime plugin takes it: reinforcement fine-tuning steps run as Kubernetes Jobs
- * of `image` (a trainer container following the contract in docs/rft-trainers.md) on this vendor's
+ * of `image` (a trainer container following the contract in docs/accelerator-trainers.md) on this vendor's
  * accelerators. Given, the plugin replaces core's reference trainer.
  */
 export interface KubernetesTrainerChoice

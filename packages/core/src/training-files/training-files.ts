@@ -38,14 +38,14 @@ export class TrainingFiles {
 
   /** The blob key of a job's file. INVALID_ARGUMENT for a name that is not a job's, or a path the key rules refuse. */
   keyOf(job: string, path: string): string {
-    const { accountId, id } = parseResourceName(job, 'reinforcementFineTuningJobs', 'job');
     assertBlobKey(path);
-    return `training/${accountId}/${id}/${path}`;
+    return `${this.prefixOf(job)}${path}`;
   }
 
-  /** The key prefix under which every file of `job` lies (ends with `/`). */
+  /** The key prefix under which every file of `job` lies (ends with `/`). INVALID_ARGUMENT for a name that is not a job's. */
   prefixOf(job: string): string {
-    return this.keyOf(job, 'x').slice(0, -1);
+    const { accountId, id } = parseResourceName(job, 'reinforcementFineTuningJobs', 'job');
+    return `training/${accountId}/${id}/`;
   }
 
   /** A signed URL (relative to the gateway's origin) for `method` on one file of a job. */
