@@ -11,6 +11,7 @@ import { randomIdGenerator } from '../ports/id-generator.js';
 import type { ModelTarget, ServingDirectory } from '../ports/serving-directory.js';
 import type { Trainer, TrainStepInput, TrainStepResult } from '../ports/trainer.js';
 import { ResourceEnvironment } from '../resources/common/resource-environment.js';
+import { modelFileKey, modelFilesPrefix } from '../resources/models/model-files.js';
 import { GatewaySecrets } from '../resources/common/secrets.js';
 import { readRftRun } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-runs.js';
 import type { ReinforcementFineTuningJob } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-schema.js';
@@ -258,6 +259,21 @@ describe('the reinforcement fine-tuning loop', () => {
     expect(typeof done.completedTime).toBe('string');
     expect(JSON.parse(done.outputStats ?? '{}')).toMatchObject({ rollouts: 240, failedRollouts: 12, trainingSteps: 3, finalTrainReward: 0.75 });
     expect(trainer.discarded).toEqual([name]);
+  });
+
+  it('a warm start trains from the add-on named: its files are step 0, the policy of the first rollouts and the first step\'s `from`', async () => {
+    const warm = 'accounts/acme/models/warm';
+    await storage.resources.create(systemContext(), warm, { name: warm, kind: 'HUB_PEFT_ADDON', state: 'READY', peftDetails: { baseModel: base, r: 8 } });
+    await storage.blobs.put(systemContext(), modelFileKey(warm, 'adapter_model.safetensors'), Buffer.from('warm-lora'), 'application/octet-stream');
+    const name = await create('warm', { dataset: await dataset('warm', prompts(8)), trainingConfig: { warmStartFrom: warm, epochs: 2 } });
+    startWorkers();
+    const done = await until(name, ['JOB_STATE_COMPLETED', 'JOB_STATE_FAILED']);
+    expect(done.state, JSON.stringify(done.status)).toBe('JOB_STATE_COMPLETED');
+    expect(trainer.applied.map((s) => [s.step, s.from?.step])).toEqual([[1, 0], [2, 1]]);
+    expect(trainer.applied[0]!.baseModel).toBe(base);
+    expect(trainer.applied[0]!.from).toMatchObject({ keyPrefix: modelFilesPrefix(warm), files: [{ path: 'adapter_model.safetensors', sizeBytes: 9 }] });
+    // The first epoch samples the warm start, the second step 1's add-on.
+    expect(models.served).toEqual([0, 1]);
   });
 
   it('runs a dataset of 1,000 rows in chunks of chunkSize (one step each) and one of 250 rows in a single chunk', async () => {

@@ -360,8 +360,10 @@ export class RftJobRunner extends AttachedClientJobRunner<ChatModelClient> {
         const rollCtx = this.asCreator(ctx, run, stop.signal);
         const maxConcurrentRollouts = positive(plan.job.maxConcurrentRollouts) ?? rolloutDefaults.maxConcurrentRollouts;
         setMaxListeners(4 * maxConcurrentRollouts + 20, stop.signal);
+        // The policy now: the last step's checkpoint, else the warm start's add-on (read once for the rollouts and the step).
+        const from = run.checkpoint ?? (plan.warmStartFrom !== undefined ? await warmStart(ctx, plan.warmStartFrom) : undefined);
         const rolloutRun = async (): Promise<RolloutRun> => ({
-          client: this.client(), target: await this.policyTarget(ctx, rollCtx, plan, run), sampling: plan.sampling, evaluators, evaluator: plan.evaluator,
+          client: this.client(), target: await this.policyTarget(ctx, rollCtx, plan, run, from), sampling: plan.sampling, evaluators, evaluator: plan.evaluator,
           maxConcurrentRollouts, maxConcurrentEvaluations: positive(plan.job.maxConcurrentEvaluations) ?? rolloutDefaults.maxConcurrentEvaluations,
           seedBase: `${name}\u0000${run.step}\u0000${run.chunk >= plan.ranges.length ? 'evaluation' : 'training'}`,
         });
@@ -373,7 +375,6 @@ export class RftJobRunner extends AttachedClientJobRunner<ChatModelClient> {
           const rollout = await rolloutRun();
           const [start, endRow] = plan.ranges[run.chunk]!;
           const { groups, counts } = await runRollouts(rollCtx, rollout, plan.rows.train.slice(start, endRow));
-          const from = run.checkpoint ?? (plan.warmStartFrom !== undefined ? await warmStart(ctx, plan.warmStartFrom) : undefined);
           const acceleratorType = await this.acceleratorType(ctx, run.deployment);
           const result = await trainer.step(rollCtx, {
             job: name, step: run.step + 1, baseModel: plan.baseModel, ...(from ? { from } : {}), groups, hyperparameters: plan.hyperparameters,
@@ -406,11 +407,13 @@ export class RftJobRunner extends AttachedClientJobRunner<ChatModelClient> {
 
   /**
    * Where the rollouts go: the base model on the job's deployment before the first step, then the latest
-   * checkpoint as an add-on deployed there (made when the run record does not yet name it).
+   * policy `checkpoint` (the last step's, or the warm start's) as an add-on deployed there (made when the run
+   * record does not yet name it).
    */
-  private async policyTarget(ctx: QueueJobContext, asCreator: RequestContext, plan: JobPlan, run: RftRunRecord): Promise<ModelTarget> {
+  private async policyTarget(
+    ctx: QueueJobContext, asCreator: RequestContext, plan: JobPlan, run: RftRunRecord, checkpoint: TrainerCheckpoint | undefined,
+  ): Promise<ModelTarget> {
     const name = plan.job.name ?? '';
-    const checkpoint = run.checkpoint ?? (plan.warmStartFrom !== undefined ? await warmStart(ctx, plan.warmStartFrom) : undefined);
     let model = run.deployment !== undefined ? `${plan.baseModel}#${run.deployment}` : plan.baseModel;
     if (checkpoint && run.deployment !== undefined) {
       if (run.policyStep === checkpoint.step && run.policyModel !== undefined) {
