@@ -1,8 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceEngine, type ReferenceEngine } from '@berth/core';
-import { Fleet } from './fleet.js';
+import { startKillRig, type Fleet, type KillRig } from './fleet.js';
 
 /**
  * The batch kill test: three gateway processes on one PostgreSQL schema run batch jobs against one
@@ -43,38 +41,23 @@ function inputRows(): { jsonl: string; ids: string[] } {
 }
 
 describe.skipIf(databaseUrl === undefined)('batch jobs on three gateway processes while one is SIGKILLed every few seconds', () => {
-  const schema = `berth_batch_kill_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
-  let pool: pg.Pool;
-  let engine: ReferenceEngine;
+  let rig: KillRig;
   let fleet: Fleet;
 
   beforeAll(async () => {
-    pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     // A little latency per row so the job spans several kills; 2% of rows refused (400: failed rows, not retried).
-    engine = await startReferenceEngine({ speed: { timeToFirstTokenMs: 15 }, faults: { errorRate: 0.02, errorStatus: 400 } });
-    fleet = new Fleet(hostScript, apiKey, {
-      DATABASE_URL: databaseUrl, BERTH_DATABASE_SCHEMA: schema, BERTH_API_KEY: apiKey, BERTH_ACCOUNT_ID: account, ENGINE_URL: engine.url,
-      BERTH_WORKER_CONCURRENCY: '4', BERTH_WORKER_POLL_INTERVAL_MS: '100', BERTH_DATABASE_POOL_SIZE: '6',
-    }, 120_000);
+    rig = await startKillRig({
+      databaseUrl: databaseUrl!, prefix: 'berth_batch_kill', hostScript, apiKey, account,
+      engine: { speed: { timeToFirstTokenMs: 15 }, faults: { errorRate: 0.02, errorStatus: 400 } },
+    });
+    fleet = rig.fleet;
     // Started together: migrations and the bootstrap admin must each happen once.
     await Promise.all(Array.from({ length: PROCESSES }, (_, slot) => fleet.start(slot)));
   }, 150_000);
 
   afterAll(async () => {
-    await fleet?.stop();
-    await engine?.close();
-    await pool?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool?.end();
+    await rig?.close();
   });
-
-  /** The slot of the process holding a live lease on the job's queue work, if any. */
-  const holderOf = async (jobName: string): Promise<number | undefined> => {
-    const { rows } = await pool.query(
-      `SELECT worker_id FROM "${schema}".berth_jobs WHERE payload->>'name' = $1 AND state = 'leased' AND lease_expires_at > clock_timestamp()`, [jobName],
-    );
-    const worker = rows[0]?.worker_id as string | undefined;
-    return worker === undefined ? undefined : fleet.slotOf(worker);
-  };
 
   /** Every line of the dataset's files, by kind (`results` or `errors`, over split parts too). */
   const download = async (dataset: string): Promise<{ results: Json[]; errors: Json[] }> => {
@@ -121,20 +104,7 @@ describe.skipIf(databaseUrl === undefined)('batch jobs on three gateway processe
     const cancelled = await create('kill-cancel');
     const deleted = await create('kill-delete');
 
-    let killing = true;
-    const kills: Array<{ slot: number; holder: boolean }> = [];
-    const killer = (async () => {
-      for (let i = 0; killing; i += 1) {
-        await sleep(2000 + Math.random() * 2000);
-        const live = fleet.live();
-        // At least one process keeps serving while the killed ones start again.
-        if (!killing || live.length < 2) continue;
-        const holder = i % 2 === 0 ? await holderOf(main) : undefined;
-        const slot = holder !== undefined && live.includes(holder) ? holder : live[Math.floor(Math.random() * live.length)]!;
-        kills.push({ slot, holder: slot === holder });
-        await fleet.kill(slot);
-      }
-    })();
+    const { kills, stop } = rig.killer(main, { minMs: 2000, spreadMs: 2000, note: () => ({}) });
 
     const until = Date.now() + 240_000;
     let job: Json = {};
@@ -169,16 +139,14 @@ describe.skipIf(databaseUrl === undefined)('batch jobs on three gateway processe
         await sleep(200);
       }
     } finally {
-      killing = false;
-      await killer;
-      await fleet.settled();
+      await stop();
     }
     const context = () => `kills ${JSON.stringify(kills)}\n${fleet.logs()}`;
 
     // The main job: completed, every input row once, counters equal to the files.
     expect(job.state, `${JSON.stringify(job.status)}\n${context()}`).toBe('JOB_STATE_COMPLETED');
     expect(kills.filter((k) => k.holder).length, 'kills of the process running the job').toBeGreaterThan(0);
-    const attempt = Number((await pool.query(`SELECT attempt FROM "${schema}".berth_jobs WHERE payload->>'name' = $1`, [main])).rows[0]?.attempt);
+    const attempt = Number((await rig.pool.query(`SELECT attempt FROM "${rig.schema}".berth_jobs WHERE payload->>'name' = $1`, [main])).rows[0]?.attempt);
     expect(attempt, 'queue attempts of the job (a kill of its holder costs one)').toBeGreaterThan(1);
     const files = await download('kill-main-out');
     const rows = rowsOnce(files);
@@ -209,14 +177,14 @@ describe.skipIf(databaseUrl === undefined)('batch jobs on three gateway processe
 
     // The deleted job: gone, and (once a worker noticed) its run record and chunk files too.
     expect((await fleet.call('GET', `/v1/${deleted}`)).status).toBe(404);
-    const leftovers = async () => Number((await pool.query(
-      `SELECT (SELECT count(*) FROM "${schema}".berth_blobs WHERE key LIKE 'batch-jobs/${account}/kill-delete/%')
-            + (SELECT count(*) FROM "${schema}".berth_resources WHERE name = $1) AS n`, [`accounts/${account}/batchInferenceJobRuns/kill-delete`],
+    const leftovers = async () => Number((await rig.pool.query(
+      `SELECT (SELECT count(*) FROM "${rig.schema}".berth_blobs WHERE key LIKE 'batch-jobs/${account}/kill-delete/%')
+            + (SELECT count(*) FROM "${rig.schema}".berth_resources WHERE name = $1) AS n`, [`accounts/${account}/batchInferenceJobRuns/kill-delete`],
     )).rows[0]?.n);
     const cleanUntil = Date.now() + 20_000;
     while ((await leftovers()) > 0 && Date.now() < cleanUntil) await sleep(200);
     expect(await leftovers(), context()).toBe(0);
     // Chunk files of the finished jobs are removed once their output is written.
-    expect(Number((await pool.query(`SELECT count(*) AS n FROM "${schema}".berth_blobs WHERE key LIKE 'batch-jobs/%'`)).rows[0]?.n)).toBe(0);
+    expect(Number((await rig.pool.query(`SELECT count(*) AS n FROM "${rig.schema}".berth_blobs WHERE key LIKE 'batch-jobs/%'`)).rows[0]?.n)).toBe(0);
   }, 330_000);
 });

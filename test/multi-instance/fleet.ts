@@ -1,3 +1,5 @@
+import pg from 'pg';
+import { startReferenceEngine, type ReferenceEngine, type ReferenceEngineOptions } from '@berth/core';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process.js';
 
 /** A JSON answer of one HTTP call. */
@@ -91,3 +93,77 @@ export class Fleet {
   }
 }
 
+
+/** What every kill test sets up: a PostgreSQL pool, one reference engine and a fleet of gateway processes on a fresh schema. */
+export interface KillRig {
+  readonly schema: string;
+  readonly pool: pg.Pool;
+  readonly engine: ReferenceEngine;
+  readonly fleet: Fleet;
+  /** The slot of the process holding a live lease on the job's queue work, if any. */
+  holderOf(jobName: string): Promise<number | undefined>;
+  /**
+   * Every `minMs` + up to `spreadMs`, SIGKILLs one process (and starts it again) while at least two are up: on
+   * every other round the holder of `jobName`'s lease when it is live, else a random one; at most `maxKills`.
+   * Each kill is recorded with `note()` taken just before it; `stop()` ends the rounds and waits for the restarts.
+   */
+  killer<N extends object>(jobName: string, options: { minMs: number; spreadMs: number; maxKills?: number; note: () => N }): {
+    kills: Array<{ slot: number; holder: boolean } & N>;
+    stop(): Promise<void>;
+  };
+  /** Stops the processes and the engine, drops the schema. */
+  close(): Promise<void>;
+}
+
+/** Starts the pool, the engine and a (not yet started) fleet running `hostScript` on a schema named from `prefix`. */
+export async function startKillRig(options: {
+  databaseUrl: string; prefix: string; hostScript: string; apiKey: string; account: string; engine: ReferenceEngineOptions;
+}): Promise<KillRig> {
+  const schema = `${options.prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
+  const engine = await startReferenceEngine(options.engine);
+  const fleet = new Fleet(options.hostScript, options.apiKey, {
+    DATABASE_URL: options.databaseUrl, BERTH_DATABASE_SCHEMA: schema, BERTH_API_KEY: options.apiKey, BERTH_ACCOUNT_ID: options.account,
+    ENGINE_URL: engine.url, BERTH_WORKER_CONCURRENCY: '4', BERTH_WORKER_POLL_INTERVAL_MS: '100', BERTH_DATABASE_POOL_SIZE: '6',
+  }, 120_000);
+  const holderOf = async (jobName: string): Promise<number | undefined> => {
+    const { rows } = await pool.query(
+      `SELECT worker_id FROM "${schema}".berth_jobs WHERE payload->>'name' = $1 AND state = 'leased' AND lease_expires_at > clock_timestamp()`, [jobName],
+    );
+    const worker = rows[0]?.worker_id as string | undefined;
+    return worker === undefined ? undefined : fleet.slotOf(worker);
+  };
+  return {
+    schema, pool, engine, fleet, holderOf,
+    killer(jobName, { minMs, spreadMs, maxKills = Number.POSITIVE_INFINITY, note }) {
+      let killing = true;
+      const kills: Array<{ slot: number; holder: boolean } & ReturnType<typeof note>> = [];
+      const rounds = (async () => {
+        for (let i = 0; killing && kills.length < maxKills; i += 1) {
+          await sleep(minMs + Math.random() * spreadMs);
+          const live = fleet.live();
+          // At least one process keeps serving while the killed ones start again.
+          if (!killing || live.length < 2) continue;
+          const holder = i % 2 === 0 ? await holderOf(jobName) : undefined;
+          const slot = holder !== undefined && live.includes(holder) ? holder : live[Math.floor(Math.random() * live.length)]!;
+          kills.push({ slot, holder: slot === holder, ...note() });
+          await fleet.kill(slot);
+        }
+      })();
+      return {
+        kills,
+        async stop() {
+          killing = false;
+          await rounds;
+          await fleet.settled();
+        },
+      };
+    },
+    async close() {
+      await fleet.stop();
+      await engine.close();
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+    },
+  };
+}

@@ -1,8 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceEngine, type ReferenceEngine } from '@berth/core';
-import { Fleet } from './fleet.js';
+import { startKillRig, type Fleet, type KillRig } from './fleet.js';
 
 /**
  * The fine-tuning kill test: three gateway processes on one PostgreSQL schema run a reinforcement
@@ -33,36 +31,21 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 type Json = Record<string, unknown>;
 
 describe.skipIf(databaseUrl === undefined)('a fine-tuning job on three gateway processes while one is SIGKILLed every few seconds', () => {
-  const schema = `berth_rft_kill_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
-  let pool: pg.Pool;
-  let engine: ReferenceEngine;
+  let rig: KillRig;
   let fleet: Fleet;
 
   beforeAll(async () => {
-    pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     // A little latency per rollout so a chunk spans a kill.
-    engine = await startReferenceEngine({ speed: { timeToFirstTokenMs: 15 } });
-    fleet = new Fleet(hostScript, apiKey, {
-      DATABASE_URL: databaseUrl, BERTH_DATABASE_SCHEMA: schema, BERTH_API_KEY: apiKey, BERTH_ACCOUNT_ID: account, ENGINE_URL: engine.url,
-      BERTH_WORKER_CONCURRENCY: '4', BERTH_WORKER_POLL_INTERVAL_MS: '100', BERTH_DATABASE_POOL_SIZE: '6',
-    }, 120_000);
+    rig = await startKillRig({
+      databaseUrl: databaseUrl!, prefix: 'berth_rft_kill', hostScript, apiKey, account, engine: { speed: { timeToFirstTokenMs: 15 } },
+    });
+    fleet = rig.fleet;
     for (let slot = 0; slot < PROCESSES; slot += 1) await fleet.start(slot);
   }, 400_000);
 
   afterAll(async () => {
-    await fleet?.stop();
-    await engine?.close();
-    await pool?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool?.end();
+    await rig?.close();
   });
-
-  const holderOf = async (jobName: string): Promise<number | undefined> => {
-    const { rows } = await pool.query(
-      `SELECT worker_id FROM "${schema}".berth_jobs WHERE payload->>'name' = $1 AND state = 'leased' AND lease_expires_at > clock_timestamp()`, [jobName],
-    );
-    const worker = rows[0]?.worker_id as string | undefined;
-    return worker === undefined ? undefined : fleet.slotOf(worker);
-  };
 
   it('completes with every step applied once, each from the step before, and every rollout counted once', async () => {
     const base = `accounts/${account}/models/kill-base`;
@@ -93,20 +76,8 @@ describe.skipIf(databaseUrl === undefined)('a fine-tuning job on three gateway p
     const name = String(created.name);
 
     let job: Json = {};
-    let killing = true;
-    const kills: Array<{ slot: number; holder: boolean; state: unknown; steps: number }> = [];
     const stepsOf = (j: Json) => Number((JSON.parse(String(j.outputMetrics ?? '{"steps":0}')) as { steps: number }).steps);
-    const killer = (async () => {
-      for (let i = 0; killing && kills.length < MAX_KILLS; i += 1) {
-        await sleep(4000 + Math.random() * 3000);
-        const live = fleet.live();
-        if (!killing || live.length < 2) continue;
-        const holder = i % 2 === 0 ? await holderOf(name) : undefined;
-        const slot = holder !== undefined && live.includes(holder) ? holder : live[Math.floor(Math.random() * live.length)]!;
-        kills.push({ slot, holder: slot === holder, state: job.state, steps: stepsOf(job) });
-        await fleet.kill(slot);
-      }
-    })();
+    const { kills, stop } = rig.killer(name, { minMs: 4000, spreadMs: 3000, maxKills: MAX_KILLS, note: () => ({ state: job.state, steps: stepsOf(job) }) });
 
     const until = Date.now() + 400_000;
     let processed = 0;
@@ -121,19 +92,17 @@ describe.skipIf(databaseUrl === undefined)('a fine-tuning job on three gateway p
         if (['JOB_STATE_COMPLETED', 'JOB_STATE_FAILED', 'JOB_STATE_PAUSED'].includes(String(job.state))) break;
       }
     } finally {
-      killing = false;
-      await killer;
-      await fleet.settled();
+      await stop();
     }
     const context = () => `kills ${JSON.stringify(kills)}\n${fleet.logs()}`;
     expect(job.state, `${JSON.stringify(job.status)}\n${context()}`).toBe('JOB_STATE_COMPLETED');
     // Kills hit the process running the job while it trained, and cost the job's queue work attempts.
     expect(kills.filter((k) => k.holder && k.state === 'JOB_STATE_RUNNING').length, context()).toBeGreaterThan(0);
-    const attempt = Number((await pool.query(`SELECT max(attempt) AS a FROM "${schema}".berth_jobs WHERE payload->>'name' = $1`, [name])).rows[0]?.a);
+    const attempt = Number((await rig.pool.query(`SELECT max(attempt) AS a FROM "${rig.schema}".berth_jobs WHERE payload->>'name' = $1`, [name])).rows[0]?.a);
     expect(attempt, 'queue attempts of the job').toBeGreaterThan(1);
 
     // Each step: one checkpoint however often it was asked, made from the step before; all steps, once each.
-    const { rows: logged } = await pool.query(`SELECT key FROM "${schema}".berth_blobs WHERE key LIKE 'rft-kill-log/kill-job/%'`);
+    const { rows: logged } = await rig.pool.query(`SELECT key FROM "${rig.schema}".berth_blobs WHERE key LIKE 'rft-kill-log/kill-job/%'`);
     const byStep = new Map<number, { from: Set<number>; checkpoints: Set<string>; answers: number }>();
     for (const { key } of logged as { key: string }[]) {
       const [, , step, from, checkpoint] = key.split('/');
@@ -154,7 +123,7 @@ describe.skipIf(databaseUrl === undefined)('a fine-tuning job on three gateway p
     expect(job.jobProgress).toMatchObject({ totalInputRequests: ROWS * EPOCHS * CANDIDATES, totalProcessedRequests: ROWS * EPOCHS * CANDIDATES, percent: 100 });
     expect((await fleet.call('GET', `${v1}/models/kill-lora`)).body).toMatchObject({ kind: 'HUB_PEFT_ADDON', state: 'READY', fineTuningJob: name, peftDetails: { r: 4 } });
     // The policy add-ons are gone with the job's end.
-    const policies = await pool.query(`SELECT count(*) AS n FROM "${schema}".berth_resources WHERE name LIKE $1`, [`accounts/${account}/models/rft-%`]);
+    const policies = await rig.pool.query(`SELECT count(*) AS n FROM "${rig.schema}".berth_resources WHERE name LIKE $1`, [`accounts/${account}/models/rft-%`]);
     expect(Number(policies.rows[0]?.n), context()).toBe(0);
   }, 600_000);
 });
