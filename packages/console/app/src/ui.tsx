@@ -70,6 +70,16 @@ export function Field(props: { label: string; hint?: string; children: Component
   );
 }
 
+/** An input for a resource id (`[a-z0-9][a-z0-9-]*`, at most 63 characters), the rule every create form shares. */
+export function IdInput(props: { name: string; required?: boolean; defaultValue?: string }) {
+  return <input name={props.name} required={props.required} pattern="[a-z0-9][a-z0-9-]*" maxLength={63} defaultValue={props.defaultValue} />;
+}
+
+/** A `<select>` of fixed `values` (each its own label); `selected` is chosen first. */
+export function Select(props: { name: string; values: readonly string[]; selected?: string }) {
+  return <select name={props.name}>{props.values.map((value) => <option key={value} selected={value === props.selected}>{value}</option>)}</select>;
+}
+
 /** A labelled progress bar with its percentage as text. */
 export function ProgressBar({ percent, label }: { percent: number; label: string }) {
   const value = Math.max(0, Math.min(100, Math.round(percent)));

@@ -2,7 +2,7 @@ import { idOf } from '../api.ts';
 import type { PageProps } from '../app.tsx';
 import { isFinished, JobCard, type JobProgress } from '../jobs.tsx';
 import { may } from '../permissions.ts';
-import { CreatePanel, DeleteResource, ErrorNote, Field, Listing, NameOptions, Page, useAction, usePoll } from '../ui.tsx';
+import { CreatePanel, DeleteResource, ErrorNote, Field, IdInput, Listing, NameOptions, Page, useAction, usePoll } from '../ui.tsx';
 import type { Model } from './models.tsx';
 
 interface BatchJob {
@@ -41,12 +41,12 @@ export function BatchJobs({ api, session }: PageProps) {
     <Page title="Batch jobs">
       {may(session.role, 'batchInferenceJobs', 'create') ? (
         <CreatePanel title="Start a batch job" submit="Start" action={create} onSubmit={onCreate}>
-          <Field label="Job id" hint="optional"><input name="jobId" pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
+          <Field label="Job id" hint="optional"><IdInput name="jobId" /></Field>
           <Field label="Model"><select name="model" required><NameOptions items={models.data} /></select></Field>
           <Field label="Input dataset">
             <select name="inputDatasetId" required><NameOptions items={datasets.data?.filter((dataset) => dataset.state === 'READY')} value={idOf} /></select>
           </Field>
-          <Field label="Output dataset id" hint="optional"><input name="outputDatasetId" pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
+          <Field label="Output dataset id" hint="optional"><IdInput name="outputDatasetId" /></Field>
           <Field label="Max tokens per answer"><input name="maxTokens" type="number" min={1} defaultValue={64} /></Field>
         </CreatePanel>
       ) : null}

@@ -3,7 +3,7 @@ import { idOf } from '../api.ts';
 import type { PageProps } from '../app.tsx';
 import { may } from '../permissions.ts';
 import { uploadFile } from '../upload.ts';
-import { CreatePanel, DataTable, DeleteResource, Empty, ErrorNote, Field, Listing, Page, ProgressBar, StateBadge, formatTime, useAction, usePoll } from '../ui.tsx';
+import { CreatePanel, DataTable, DeleteResource, Empty, ErrorNote, Field, IdInput, Listing, Page, ProgressBar, StateBadge, formatTime, useAction, usePoll } from '../ui.tsx';
 
 interface Dataset {
   readonly name: string;
@@ -43,7 +43,7 @@ export function Datasets({ api, session }: PageProps) {
     <Page title="Datasets">
       {may(session.role, 'datasets', 'create') ? (
         <CreatePanel title="Upload a dataset" submit="Upload" action={upload} onSubmit={onUpload}>
-          <Field label="Dataset id"><input name="datasetId" required pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
+          <Field label="Dataset id"><IdInput name="datasetId" required /></Field>
           <Field label="Display name"><input name="displayName" maxLength={63} /></Field>
           <Field label="File" hint="JSON lines (.jsonl)"><input name="file" type="file" required accept=".jsonl,.json,application/jsonl,application/json" /></Field>
           {progress !== undefined ? <ProgressBar percent={progress * 100} label="Upload progress" /> : null}

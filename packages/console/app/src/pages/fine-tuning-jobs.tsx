@@ -4,7 +4,7 @@ import { RewardChart } from '../chart.tsx';
 import { isFinished, JobCard, type JobProgress } from '../jobs.tsx';
 import { rewardCurves } from '../metrics.ts';
 import { may } from '../permissions.ts';
-import { CreatePanel, ErrorNote, Field, Listing, NameOptions, Page, useAction, usePoll } from '../ui.tsx';
+import { CreatePanel, ErrorNote, Field, IdInput, Listing, NameOptions, Page, useAction, usePoll } from '../ui.tsx';
 import type { Model } from './models.tsx';
 
 interface FineTuningJob {
@@ -52,11 +52,11 @@ export function FineTuningJobs({ api, session }: PageProps) {
     <Page title="Fine-tuning jobs">
       {may(session.role, 'reinforcementFineTuningJobs', 'create') ? (
         <CreatePanel title="Start a reinforcement fine-tuning job" submit="Start" action={create} onSubmit={onCreate}>
-          <Field label="Job id" hint="optional"><input name="jobId" pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
+          <Field label="Job id" hint="optional"><IdInput name="jobId" /></Field>
           <Field label="Base model"><select name="baseModel" required><NameOptions items={models.data} /></select></Field>
           <Field label="Training dataset"><select name="dataset" required><NameOptions items={datasets.data} /></select></Field>
           <Field label="Evaluator"><select name="evaluator" required><NameOptions items={evaluators.data} /></select></Field>
-          <Field label="Output model id" hint="optional"><input name="outputModel" pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
+          <Field label="Output model id" hint="optional"><IdInput name="outputModel" /></Field>
           <Field label="Epochs"><input name="epochs" type="number" min={1} defaultValue={1} /></Field>
         </CreatePanel>
       ) : null}

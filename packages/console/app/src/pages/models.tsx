@@ -2,7 +2,7 @@ import { idOf } from '../api.ts';
 import type { PageProps } from '../app.tsx';
 import { may } from '../permissions.ts';
 import { Link, navigate } from '../router.tsx';
-import { ConfirmButton, CreatePanel, DataTable, Empty, ErrorNote, Field, Form, Listing, Page, StateBadge, formatTime, useAction, usePoll } from '../ui.tsx';
+import { ConfirmButton, CreatePanel, DataTable, Empty, ErrorNote, Field, Form, IdInput, Listing, Page, Select, StateBadge, formatTime, useAction, usePoll } from '../ui.tsx';
 import { acceleratorTypes } from './deployments.tsx';
 
 interface DeployedModelRef {
@@ -48,10 +48,10 @@ function ModelList({ api, session }: PageProps) {
     <Page title="Models">
       {may(session.role, 'models', 'create') ? (
         <CreatePanel title="Register a model" submit="Register" action={create} onSubmit={onCreate}>
-          <Field label="Model id"><input name="modelId" required pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
+          <Field label="Model id"><IdInput name="modelId" required /></Field>
           <Field label="Display name"><input name="displayName" maxLength={63} /></Field>
           <Field label="Kind">
-            <select name="kind">{kinds.map((kind) => <option key={kind}>{kind}</option>)}</select>
+            <Select name="kind" values={kinds} />
           </Field>
           <Field label="Parameter count" hint="base models: sizes the deployment"><input name="parameterCount" inputMode="numeric" pattern="[0-9]*" defaultValue="8000000000" /></Field>
           <Field label="Context length"><input name="contextLength" type="number" min={1} defaultValue={8192} /></Field>
@@ -124,9 +124,9 @@ function ModelDetail({ api, session, id }: PageProps & { id: string }) {
         <>
           <h2>Deploy</h2>
           <Form label="Deploy this model" submit="Deploy" busy={deploy.busy} error={deploy.error} onSubmit={onDeploy}>
-            <Field label="Deployment id"><input name="deploymentId" required pattern="[a-z0-9][a-z0-9-]*" maxLength={63} defaultValue={`${id}-1`} /></Field>
+            <Field label="Deployment id"><IdInput name="deploymentId" required defaultValue={`${id}-1`} /></Field>
             <Field label="Accelerator type">
-              <select name="acceleratorType">{acceleratorTypes.map((type) => <option key={type}>{type}</option>)}</select>
+              <Select name="acceleratorType" values={acceleratorTypes} />
             </Field>
             <Field label="Min replicas"><input name="minReplicaCount" type="number" min={0} max={100} defaultValue={1} /></Field>
             <Field label="Max replicas"><input name="maxReplicaCount" type="number" min={1} max={100} defaultValue={2} /></Field>

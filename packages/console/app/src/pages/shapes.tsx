@@ -1,7 +1,7 @@
 import { idOf } from '../api.ts';
 import type { PageProps } from '../app.tsx';
 import { may } from '../permissions.ts';
-import { CreatePanel, DataTable, DeleteResource, ErrorNote, Field, Listing, NameOptions, Page, useAction, usePoll } from '../ui.tsx';
+import { CreatePanel, DataTable, DeleteResource, ErrorNote, Field, IdInput, Listing, NameOptions, Page, Select, useAction, usePoll } from '../ui.tsx';
 import { acceleratorTypes } from './deployments.tsx';
 import type { Model } from './models.tsx';
 
@@ -34,10 +34,10 @@ export function Shapes({ api, session }: PageProps) {
     <Page title="Deployment shapes">
       {may(session.role, 'deploymentShapes', 'create') ? (
         <CreatePanel title="Create a deployment shape" submit="Create" action={create} onSubmit={onCreate}>
-          <Field label="Shape id"><input name="shapeId" required pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
+          <Field label="Shape id"><IdInput name="shapeId" required /></Field>
           <Field label="Base model"><select name="baseModel" required><NameOptions items={models.data} /></select></Field>
-          <Field label="Preset"><select name="presetType">{presets.map((preset) => <option key={preset}>{preset}</option>)}</select></Field>
-          <Field label="Accelerator type"><select name="acceleratorType">{acceleratorTypes.map((type) => <option key={type}>{type}</option>)}</select></Field>
+          <Field label="Preset"><Select name="presetType" values={presets} /></Field>
+          <Field label="Accelerator type"><Select name="acceleratorType" values={acceleratorTypes} /></Field>
         </CreatePanel>
       ) : null}
       <ErrorNote error={shapes.error ?? remove.error} />

@@ -3,7 +3,7 @@ import { idOf, type Api } from '../api.ts';
 import type { PageProps } from '../app.tsx';
 import { may, type Role } from '../permissions.ts';
 import type { Session } from '../session.ts';
-import { ConfirmButton, CreatePanel, DataTable, DeleteResource, ErrorNote, Field, Form, Listing, Page, formatTime, useAction, usePoll } from '../ui.tsx';
+import { ConfirmButton, CreatePanel, DataTable, DeleteResource, ErrorNote, Field, Form, IdInput, Listing, Page, Select, formatTime, useAction, usePoll } from '../ui.tsx';
 
 interface User {
   readonly name: string;
@@ -43,8 +43,8 @@ export function Users({ api, session }: PageProps) {
     <Page title="Users and API keys">
       {may(session.role, 'users', 'create') ? (
         <CreatePanel title="Add a user" submit="Add" action={create} onSubmit={onCreate}>
-          <Field label="User id"><input name="userId" required pattern="[a-z0-9][a-z0-9-]*" maxLength={63} /></Field>
-          <Field label="Role"><select name="role">{roles.map((role) => <option key={role} selected={role === 'user'}>{role}</option>)}</select></Field>
+          <Field label="User id"><IdInput name="userId" required /></Field>
+          <Field label="Role"><Select name="role" values={roles} selected="user" /></Field>
           <Field label="Display name"><input name="displayName" maxLength={63} /></Field>
           <Field label="E-mail"><input name="email" type="email" /></Field>
         </CreatePanel>
