@@ -195,6 +195,14 @@ export function ConfirmButton(props: { label: string; question: string; runner: 
   );
 }
 
+/** A button that POSTs the custom method `<path>:<verb>` (empty body) through `runner`, then calls `onDone`. */
+export function MethodButton(props: { api: Api; path: string; verb: string; runner: ReturnType<typeof useAction>; onDone: () => void; children: ComponentChildren }) {
+  const { api, path, verb, runner, onDone } = props;
+  return (
+    <button type="button" disabled={runner.busy} onClick={() => void runner.run(async () => { await api.call('POST', `${path}:${verb}`, { body: {} }); onDone(); })}>{props.children}</button>
+  );
+}
+
 /** `<option>`s for resources: the value is the name, the text its display name or id. */
 export function NameOptions(props: { items: readonly { name: string; displayName?: string }[] | undefined; value?: (name: string) => string }) {
   return <>{(props.items ?? []).map((item) => <option key={item.name} value={props.value ? props.value(item.name) : item.name}>{item.displayName || idOf(item.name)}</option>)}</>;

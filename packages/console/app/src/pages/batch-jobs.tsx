@@ -2,7 +2,7 @@ import { idOf } from '../api.ts';
 import type { PageProps } from '../app.tsx';
 import { isFinished, JobCard, type JobProgress } from '../jobs.tsx';
 import { may } from '../permissions.ts';
-import { CreatePanel, DeleteResource, ErrorNote, Field, IdInput, Listing, NameOptions, Page, useAction, usePoll } from '../ui.tsx';
+import { CreatePanel, DeleteResource, ErrorNote, Field, IdInput, Listing, MethodButton, NameOptions, Page, useAction, usePoll } from '../ui.tsx';
 import type { Model } from './models.tsx';
 
 interface BatchJob {
@@ -36,7 +36,6 @@ export function BatchJobs({ api, session }: PageProps) {
     });
     jobs.reload();
   };
-  const act = (run: () => Promise<unknown>) => void action.run(async () => { await run(); jobs.reload(); });
   return (
     <Page title="Batch jobs">
       {may(session.role, 'batchInferenceJobs', 'create') ? (
@@ -60,7 +59,7 @@ export function BatchJobs({ api, session }: PageProps) {
               return (
                 <JobCard key={job.name} id={id} title={job.displayName || id} state={job.state} progress={job.jobProgress} actions={<>
                   {!isFinished(job.state) && may(session.role, 'batchInferenceJobs', 'action') ? (
-                    <button type="button" disabled={action.busy} onClick={() => act(() => api.call('POST', `${path}:cancel`, { body: {} }))}>Cancel</button>
+                    <MethodButton api={api} path={path} verb="cancel" runner={action} onDone={jobs.reload}>Cancel</MethodButton>
                   ) : null}
                   {isFinished(job.state) ? (
                     <DeleteResource api={api} role={session.role} collection="batchInferenceJobs" noun="job" id={id} runner={action} onDone={jobs.reload} small={false} />

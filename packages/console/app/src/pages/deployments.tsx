@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { idOf } from '../api.ts';
 import type { PageProps } from '../app.tsx';
 import { may } from '../permissions.ts';
-import { Empty, ErrorNote, Page, StateBadge, useAction, usePoll } from '../ui.tsx';
+import { Empty, ErrorNote, MethodButton, Page, StateBadge, useAction, usePoll } from '../ui.tsx';
 
 export const acceleratorTypes = [
   'GPUX_A100_80GB', 'GPUX_H100_80GB', 'GPUX_H200_141GB', 'GPUX_B200_180GB', 'GPUX_A100_40GB', 'GPUX_A10G_24GB', 'GPUX_L4_24GB',
@@ -83,7 +83,7 @@ function DeploymentCard({ deployment, api, session, onChange }: PageProps & { de
           }}>Delete</button>
         ) : null}
         {deleted && may(session.role, 'deployments', 'action') ? (
-          <button type="button" disabled={action.busy} onClick={() => act(() => api.call('POST', `${path}:undelete`, { body: {} }))}>Undelete</button>
+          <MethodButton api={api} path={path} verb="undelete" runner={action} onDone={onChange}>Undelete</MethodButton>
         ) : null}
       </div>
       <ErrorNote error={action.error} />

@@ -4,7 +4,7 @@ import { RewardChart } from '../chart.tsx';
 import { isFinished, JobCard, type JobProgress } from '../jobs.tsx';
 import { rewardCurves } from '../metrics.ts';
 import { may } from '../permissions.ts';
-import { CreatePanel, ErrorNote, Field, IdInput, Listing, NameOptions, Page, useAction, usePoll } from '../ui.tsx';
+import { CreatePanel, ErrorNote, Field, IdInput, Listing, MethodButton, NameOptions, Page, useAction, usePoll } from '../ui.tsx';
 import type { Model } from './models.tsx';
 
 interface FineTuningJob {
@@ -47,7 +47,6 @@ export function FineTuningJobs({ api, session }: PageProps) {
     });
     jobs.reload();
   };
-  const act = (run: () => Promise<unknown>) => void action.run(async () => { await run(); jobs.reload(); });
   return (
     <Page title="Fine-tuning jobs">
       {may(session.role, 'reinforcementFineTuningJobs', 'create') ? (
@@ -71,8 +70,8 @@ export function FineTuningJobs({ api, session }: PageProps) {
               const mayAct = may(session.role, 'reinforcementFineTuningJobs', 'action');
               return (
                 <JobCard key={job.name} id={id} title={job.displayName || id} state={job.state} progress={job.jobProgress} actions={<>
-                  {!isFinished(job.state) && mayAct ? <button type="button" disabled={action.busy} onClick={() => act(() => api.call('POST', `${path}:cancel`, { body: {} }))}>Cancel</button> : null}
-                  {resumable.has(job.state ?? '') && mayAct ? <button type="button" disabled={action.busy} onClick={() => act(() => api.call('POST', `${path}:resume`, { body: {} }))}>Resume</button> : null}
+                  {!isFinished(job.state) && mayAct ? <MethodButton api={api} path={path} verb="cancel" runner={action} onDone={jobs.reload}>Cancel</MethodButton> : null}
+                  {resumable.has(job.state ?? '') && mayAct ? <MethodButton api={api} path={path} verb="resume" runner={action} onDone={jobs.reload}>Resume</MethodButton> : null}
                 </>}>
                   <p class="sub">
                     {job.trainingConfig?.baseModel ? idOf(job.trainingConfig.baseModel) : ''}
