@@ -15,7 +15,7 @@ import { reportRequests, serveMetrics } from './request-telemetry.js';
 import { readiness } from './readiness.js';
 import { traceRequests } from './request-tracing.js';
 import { routeLabeler } from './route-label.js';
-import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { apiDescriptionVersion, apiTitle, buildOpenApiDocument } from './openapi/openapi-document.js';
 import { registerDocsRoutes } from './openapi/docs-page.js';
 import { inferenceRouteSpecs, registerInferenceRoutes, type InferenceRouteOptions } from './inference/inference-routes.js';
 import { registerConsoleRoutes, type ConsoleOptions } from './console-routes.js';
@@ -244,9 +244,11 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
   const signedUrlRoutes = routes.filter((spec) => spec.signedUrl !== undefined);
   if (signedUrlRoutes.length > 0) void app.register(registerSignedUrlRoutes, { routes: signedUrlRoutes, mountPoint: prefix });
 
-  const openApi = prefixedOpenApiDocument(buildOpenApiDocument([...routes, ...inferenceDocs]), prefix);
-  app.get('/openapi.json', async () => openApi);
-  registerDocsRoutes(app, { prefix, title: `${openApi.info.title} ${openApi.info.version}` });
+  // Built on the first request for it, not at start-up: the named components and generated examples
+  // take about 0.1 s of CPU (BENCHMARKS.md, startup), which every gateway would pay and few read.
+  let openApi: OpenAPIV3_1.Document | undefined;
+  app.get('/openapi.json', async () => (openApi ??= prefixedOpenApiDocument(buildOpenApiDocument([...routes, ...inferenceDocs]), prefix)));
+  registerDocsRoutes(app, { prefix, title: `${apiTitle} ${apiDescriptionVersion}` });
   app.get('/healthz', async () => ({ status: 'ok' }));
   const metricsEndpoint = gateway.isBound(metricsEndpointToken) ? gateway.resolve(metricsEndpointToken) : undefined;
   if (metricsEndpoint?.path !== undefined) serveMetrics(app, { ...metricsEndpoint, path: metricsEndpoint.path });

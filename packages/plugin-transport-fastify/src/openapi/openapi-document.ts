@@ -8,6 +8,9 @@ import { exampleOf } from './schema-example.js';
 /** Version of the control-plane description (spec, Versioning 1). */
 export const apiDescriptionVersion = '4.259.0';
 
+/** The document's `info.title`. */
+export const apiTitle = 'Berth gateway API';
+
 const controlPlaneError: OpenAPIV3_1.SchemaObject = {
   type: 'object',
   description: 'Error of a control-plane call: google.rpc code number, message, details.',
@@ -176,7 +179,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): OpenAPIV3_1.
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Berth gateway API',
+      title: apiTitle,
       version: apiDescriptionVersion,
       description: 'Control plane (`/v1/accounts/...`) and inference (`/inference/v1/...`) of a Berth model-hosting gateway. Authenticate every call with `Authorization: Bearer <API key>`.',
     },
