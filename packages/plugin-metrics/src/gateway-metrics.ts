@@ -20,11 +20,6 @@ export interface GaugeReadings {
   readonly storageUp?: 0 | 1;
 }
 
-interface HttpSeries {
-  readonly count: Counter.Internal;
-  readonly duration: Histogram.Internal<'method' | 'route' | 'status'>;
-}
-
 /**
  * Every Berth metric in one prom-client {@link Registry} of its own (never the global one: two gateways in
  * one process keep separate figures). Observes the gateway's telemetry events; gauges are set from
@@ -32,12 +27,22 @@ interface HttpSeries {
  */
 export class GatewayMetrics implements TelemetryObserver {
   readonly registry = new Registry();
-  // The labelled children of the request series, cached: looking them up by label values costs a hash per call.
-  private readonly httpSeries = new Map<string, HttpSeries>();
+  // The labelled children of the duration histogram, cached by `method status route`: `labels()` copies and
+  // validates the label object on every call.
+  private readonly httpSeries = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
 
+  // The request count is the duration histogram's `_count`: read from it at each scrape rather than counted
+  // a second time on every request's hot path.
   private readonly httpRequests = new Counter({
     name: 'berth_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.',
     labelNames: ['method', 'route', 'status'], registers: [this.registry],
+    collect: async () => {
+      const { values } = await this.httpDuration.get();
+      this.httpRequests.reset();
+      for (const { metricName, labels, value } of values) {
+        if (metricName === 'berth_http_request_duration_seconds_count') this.httpRequests.inc(labels, value);
+      }
+    },
   });
   private readonly httpDuration = new Histogram({
     name: 'berth_http_request_duration_seconds', help: 'Time from a request\'s arrival to its answer\'s end, by method, route pattern and status.',
@@ -114,12 +119,10 @@ export class GatewayMetrics implements TelemetryObserver {
     const key = `${event.method} ${event.status} ${event.route}`;
     let series = this.httpSeries.get(key);
     if (series === undefined) {
-      const labels = { method: event.method, route: event.route, status: String(event.status) };
-      series = { count: this.httpRequests.labels(labels), duration: this.httpDuration.labels(labels) };
+      series = this.httpDuration.labels({ method: event.method, route: event.route, status: String(event.status) });
       this.httpSeries.set(key, series);
     }
-    series.count.inc();
-    series.duration.observe(event.durationSeconds);
+    series.observe(event.durationSeconds);
   }
 
   inference(event: InferenceEvent): void {
