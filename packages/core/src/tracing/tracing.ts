@@ -44,8 +44,7 @@ export function inSpan<T>(name: string, attributes: Attributes, work: (span: Spa
     try {
       return await work(span);
     } catch (error) {
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      failSpan(span, error);
       throw error;
     } finally {
       span.end();
