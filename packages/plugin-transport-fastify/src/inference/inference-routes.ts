@@ -69,24 +69,22 @@ export function registerInferenceRoutes(app: FastifyInstance, deps: InferenceRou
     ...(deps.options?.responsesCancelPollMs !== undefined ? { cancelPollMs: deps.options.responsesCancelPollMs } : {}),
   });
 
-  app.get(modelsPath, routeOptions, async (request, reply) => {
+  /** The models the caller may send as `model` (it needs `inference.use` in its account). */
+  const usableModelsOf = (request: FastifyRequest) => {
     const principal = auth.principalOf(request);
     const ctx: RequestContext = { requestId: request.id, principal };
     authorize(ctx, 'inference.use', { accountId: principal.accountId });
-    const body = await listUsableModels(gateway, ctx, principal.accountId);
-    return reply.header('x-request-id', request.id).send(body);
-  });
+    return listUsableModels(gateway, ctx, principal.accountId);
+  };
+  app.get(modelsPath, routeOptions, async (request, reply) => reply.header('x-request-id', request.id).send(await usableModelsOf(request)));
   // `models.retrieve(id)`: ids have slashes (and `#`), which clients send percent-encoded (%2F, %23) or raw;
   // a wildcard takes both, and Fastify hands it over decoded.
   app.get(`${modelsPath}/*`, routeOptions, async (request, reply) => {
-    const principal = auth.principalOf(request);
-    const ctx: RequestContext = { requestId: request.id, principal };
-    authorize(ctx, 'inference.use', { accountId: principal.accountId });
     const id = (request.params as { '*': string })['*'];
-    const { data } = await listUsableModels(gateway, ctx, principal.accountId);
+    const { data } = await usableModelsOf(request);
     const model = data.find((entry) => entry.id === id);
     if (!model) {
-      throw new GatewayError(Code.NOT_FOUND, `model ${JSON.stringify(id)} is not served in account ${principal.accountId} (GET ${modelsPath} lists the ids you can use)`, {
+      throw new GatewayError(Code.NOT_FOUND, `model ${JSON.stringify(id)} is not served in account ${auth.principalOf(request).accountId} (GET ${modelsPath} lists the ids you can use)`, {
         field: 'model', reason: 'MODEL_NOT_FOUND',
       });
     }
