@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { idOf } from '../api.ts';
 import type { PageProps } from '../app.tsx';
 import { may } from '../permissions.ts';
-import { Empty, ErrorNote, MethodButton, Page, StateBadge, useAction, usePoll } from '../ui.tsx';
+import { ConfirmButton, ErrorNote, Listing, MethodButton, Page, StateBadge, useAction, usePoll } from '../ui.tsx';
 
 export const acceleratorTypes = [
   'GPUX_A100_80GB', 'GPUX_H100_80GB', 'GPUX_H200_141GB', 'GPUX_B200_180GB', 'GPUX_A100_40GB', 'GPUX_A10G_24GB', 'GPUX_L4_24GB',
@@ -33,13 +33,15 @@ export function Deployments({ api, session }: PageProps) {
         <input type="checkbox" checked={showDeleted} onChange={(event) => setShowDeleted(event.currentTarget.checked)} /> Show deleted deployments
       </label>
       <ErrorNote error={deployments.error} />
-      {deployments.data === undefined ? <p aria-busy="true">Loading…</p> : deployments.data.length === 0 ? <Empty>No deployments. Deploy a model from its page.</Empty> : (
-        <ul class="cards" aria-label="Deployments">
-          {deployments.data.map((deployment) => (
-            <DeploymentCard key={deployment.name} deployment={deployment} api={api} session={session} rest="" onChange={deployments.reload} />
-          ))}
-        </ul>
-      )}
+      <Listing items={deployments.data} empty="No deployments. Deploy a model from its page.">
+        {(items) => (
+          <ul class="cards" aria-label="Deployments">
+            {items.map((deployment) => (
+              <DeploymentCard key={deployment.name} deployment={deployment} api={api} session={session} rest="" onChange={deployments.reload} />
+            ))}
+          </ul>
+        )}
+      </Listing>
     </Page>
   );
 }
@@ -50,7 +52,6 @@ function DeploymentCard({ deployment, api, session, onChange }: PageProps & { de
   const [replicas, setReplicas] = useState(String(deployment.desiredReplicaCount ?? deployment.replicaCount ?? 0));
   const deleted = deployment.state === 'DELETED';
   const path = `/deployments/${encodeURIComponent(id)}`;
-  const act = (run: () => Promise<unknown>) => void action.run(async () => { await run(); onChange(); });
   const title = deployment.displayName || id;
   return (
     <li class="card" aria-label={`Deployment ${title}`}>
@@ -71,16 +72,15 @@ function DeploymentCard({ deployment, api, session, onChange }: PageProps & { de
         {!deleted && may(session.role, 'deployments', 'update') ? (
           <form class="inline" aria-label={`Scale ${title}`} onSubmit={(event) => {
             event.preventDefault();
-            act(() => api.call('PATCH', `${path}:scale`, { body: { replicaCount: Number(replicas) } }));
+            void action.run(async () => { await api.call('PATCH', `${path}:scale`, { body: { replicaCount: Number(replicas) } }); onChange(); });
           }}>
             <label>Replicas <input type="number" min={0} max={deployment.maxReplicaCount ?? 100} value={replicas} onInput={(event) => setReplicas(event.currentTarget.value)} /></label>
             <button type="submit" disabled={action.busy}>Scale</button>
           </form>
         ) : null}
         {!deleted && may(session.role, 'deployments', 'delete') ? (
-          <button type="button" class="danger" disabled={action.busy} onClick={() => {
-            if (confirm(`Delete deployment ${id}? It can be restored until it is purged.`)) act(() => api.call('DELETE', path, { query: { ignoreChecks: true } }));
-          }}>Delete</button>
+          <ConfirmButton label={`Delete deployment ${id}`} question={`Delete deployment ${id}? It can be restored until it is purged.`} runner={action}
+            action={async () => { await api.call('DELETE', path, { query: { ignoreChecks: true } }); onChange(); }}>Delete</ConfirmButton>
         ) : null}
         {deleted && may(session.role, 'deployments', 'action') ? (
           <MethodButton api={api} path={path} verb="undelete" runner={action} onDone={onChange}>Undelete</MethodButton>
