@@ -60,7 +60,6 @@ interface UploadPlan {
 /** Kinds whose files Berth checks and serves. */
 const uploadKinds = new Set(['HUB_BASE_MODEL', 'HUB_PEFT_ADDON', 'HUB_TEFT_ADDON']);
 
-
 /**
  * The model upload flow of the reference API, served by the gateway itself, over the blob layout of
  * `model-files.ts`:
