@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import {
-  CopyObjectCommand, CreateMultipartUploadCommand, CompleteMultipartUploadCommand, AbortMultipartUploadCommand, DeleteObjectCommand,
-  GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, UploadPartCopyCommand, type S3Client,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import {
   aborted, assertBlobKey, collectBlob, invalidArgument, assertBlobPrefix, assertBlobRange, BlobDigest, resolveBlobRange, unavailable,
   type BlobMetadata, type BlobObject, type BlobRange, type BlobReadStream, type BlobStore, type RequestContext,
 } from '@berth/core';
+import { loadS3Sdk, type S3Sdk } from './s3-sdk.js';
 
 export interface S3BlobStoreOptions {
-  readonly client: S3Client;
+  /** The SDK client, or a function making it on first use (so the SDK loads only when the store is used). */
+  readonly client: S3Client | (() => Promise<S3Client>);
   readonly bucket: string;
   /** Prepended to every key (e.g. `berth/`); default none. */
   readonly prefix?: string;
@@ -44,7 +42,8 @@ const isMissing = (error: unknown) => status(error) === 404 || (error as S3Failu
  * between) fails ABORTED.
  */
 export class S3BlobStore implements BlobStore {
-  private readonly client: S3Client;
+  private readonly clientSource: S3Client | (() => Promise<S3Client>);
+  private connecting: Promise<{ readonly client: S3Client; readonly sdk: S3Sdk }> | undefined;
   private readonly bucket: string;
   private readonly prefix: string;
   private readonly partBytes: number;
@@ -52,12 +51,19 @@ export class S3BlobStore implements BlobStore {
   private readonly maxSingleCopyBytes: number;
 
   constructor(options: S3BlobStoreOptions) {
-    this.client = options.client;
+    this.clientSource = options.client;
     this.bucket = options.bucket;
     this.prefix = options.prefix ?? '';
     this.partBytes = Math.max(5 * MiB, options.partBytes ?? 8 * MiB);
     this.queueSize = Math.max(1, options.queueSize ?? 2);
     this.maxSingleCopyBytes = options.maxSingleCopyBytes ?? 5 * 1024 * MiB;
+  }
+
+  /** The client and the SDK's commands, loaded on first use. */
+  private connect(): Promise<{ readonly client: S3Client; readonly sdk: S3Sdk }> {
+    const source = this.clientSource;
+    this.connecting ??= Promise.all([typeof source === 'function' ? source() : source, loadS3Sdk()]).then(([client, sdk]) => ({ client, sdk }));
+    return this.connecting;
   }
 
   private objectKey(key: string): string {
@@ -82,6 +88,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async putStream(_ctx: RequestContext, key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<number> {
+    const { client, sdk: { s3, storage } } = await this.connect();
     const target = this.objectKey(key);
     const staging = `${this.prefix}${stagingSegment}${randomUUID()}`;
     const digest = new BlobDigest();
@@ -92,15 +99,15 @@ export class S3BlobStore implements BlobStore {
       }
     };
     try {
-      const upload = new Upload({
-        client: this.client, partSize: this.partBytes, queueSize: this.queueSize, leavePartsOnError: false,
+      const upload = new storage.Upload({
+        client, partSize: this.partBytes, queueSize: this.queueSize, leavePartsOnError: false,
         params: { Bucket: this.bucket, Key: staging, Body: Readable.from(hashed(), { objectMode: false }), ContentType: contentType },
       });
       await upload.done();
       const metadata = { sha256: digest.hex(), 'create-time': new Date().toISOString() };
       if (digest.size > this.maxSingleCopyBytes) await this.copyInParts(staging, target, digest.size, contentType, metadata);
       else {
-        await this.send('copy an object', () => this.client.send(new CopyObjectCommand({
+        await this.send('copy an object', () => client.send(new s3.CopyObjectCommand({
           Bucket: this.bucket, Key: target, CopySource: copySource(this.bucket, staging), MetadataDirective: 'REPLACE', ContentType: contentType, Metadata: metadata,
         })));
       }
@@ -108,34 +115,36 @@ export class S3BlobStore implements BlobStore {
     } catch (error) {
       throw isStoreError(error) ? unavailable('the object store failed to store an object', { cause: error }) : error;
     } finally {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: staging })).catch(() => undefined);
+      await client.send(new s3.DeleteObjectCommand({ Bucket: this.bucket, Key: staging })).catch(() => undefined);
     }
   }
 
   /** Copies a staging object larger than one copy request allows, part by part, with its metadata. */
   private async copyInParts(staging: string, target: string, size: number, contentType: string, metadata: Record<string, string>): Promise<void> {
-    const created = await this.send('start a copy', () => this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: target, ContentType: contentType, Metadata: metadata })));
+    const { client, sdk: { s3 } } = await this.connect();
+    const created = await this.send('start a copy', () => client.send(new s3.CreateMultipartUploadCommand({ Bucket: this.bucket, Key: target, ContentType: contentType, Metadata: metadata })));
     const uploadId = created.UploadId!;
     try {
       const parts: Array<{ ETag: string; PartNumber: number }> = [];
       const partSize = Math.max(this.partBytes, Math.ceil(size / 10_000));
       for (let at = 0, part = 1; at < size; at += partSize, part += 1) {
         const end = Math.min(size, at + partSize) - 1;
-        const copied = await this.send('copy a part', () => this.client.send(new UploadPartCopyCommand({
+        const copied = await this.send('copy a part', () => client.send(new s3.UploadPartCopyCommand({
           Bucket: this.bucket, Key: target, UploadId: uploadId, PartNumber: part, CopySource: copySource(this.bucket, staging), CopySourceRange: `bytes=${at}-${end}`,
         })));
         parts.push({ ETag: copied.CopyPartResult!.ETag!, PartNumber: part });
       }
-      await this.send('finish a copy', () => this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: target, UploadId: uploadId, MultipartUpload: { Parts: parts } })));
+      await this.send('finish a copy', () => client.send(new s3.CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: target, UploadId: uploadId, MultipartUpload: { Parts: parts } })));
     } catch (error) {
-      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: target, UploadId: uploadId })).catch(() => undefined);
+      await client.send(new s3.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: target, UploadId: uploadId })).catch(() => undefined);
       throw error;
     }
   }
 
   private async headObject(objectKey: string): Promise<(BlobMetadata & { etag: string }) | undefined> {
+    const { client, sdk: { s3 } } = await this.connect();
     try {
-      const head = await this.send('read an object', () => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: objectKey })));
+      const head = await this.send('read an object', () => client.send(new s3.HeadObjectCommand({ Bucket: this.bucket, Key: objectKey })));
       return {
         contentType: head.ContentType ?? 'application/octet-stream',
         size: head.ContentLength ?? 0,
@@ -164,7 +173,8 @@ export class S3BlobStore implements BlobStore {
     if (found === undefined) return undefined;
     const { etag, ...metadata } = found;
     const { offset, length } = resolveBlobRange(range, metadata.size);
-    const get = () => this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: objectKey, Range: `bytes=${offset}-${offset + length - 1}`, IfMatch: etag }));
+    const { client, sdk: { s3 } } = await this.connect();
+    const get = () => client.send(new s3.GetObjectCommand({ Bucket: this.bucket, Key: objectKey, Range: `bytes=${offset}-${offset + length - 1}`, IfMatch: etag }));
     async function* body(): AsyncIterable<Uint8Array> {
       if (length === 0) return;
       let response;
@@ -190,18 +200,20 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(_ctx: RequestContext, key: string): Promise<boolean> {
+    const { client, sdk: { s3 } } = await this.connect();
     const objectKey = this.objectKey(key);
     if ((await this.headObject(objectKey)) === undefined) return false;
-    await this.send('delete an object', () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey })));
+    await this.send('delete an object', () => client.send(new s3.DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey })));
     return true;
   }
 
   async list(_ctx: RequestContext, prefix: string): Promise<string[]> {
+    const { client, sdk: { s3 } } = await this.connect();
     assertBlobPrefix(prefix);
     const keys: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.send('list objects', () => this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${this.prefix}${prefix}`, ContinuationToken: token })));
+      const page = await this.send('list objects', () => client.send(new s3.ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${this.prefix}${prefix}`, ContinuationToken: token })));
       for (const item of page.Contents ?? []) {
         const key = (item.Key ?? '').slice(this.prefix.length);
         if (!key.startsWith(stagingSegment) && isValidKey(key)) keys.push(key);

@@ -1,5 +1,6 @@
-import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { S3BlobStore } from './s3-blob-store.js';
+import { loadS3Sdk } from './s3-sdk.js';
 
 /** Where the store keeps objects and how to reach the object store. Credentials come from the SDK's usual chain. */
 export interface S3BlobStoreSettings {
@@ -17,9 +18,12 @@ export interface S3BlobStoreSettings {
   readonly client?: S3ClientConfig;
 }
 
-/** An {@link S3BlobStore} with its own SDK client, from plain settings (what a host reads from its environment). */
+/**
+ * An {@link S3BlobStore} with its own SDK client, from plain settings (what a host reads from its environment).
+ * The SDK is loaded and the client made on the store's first call, not here.
+ */
 export function s3BlobStore(settings: S3BlobStoreSettings): S3BlobStore {
-  const client = new S3Client({
+  const client = async () => new (await loadS3Sdk()).s3.S3Client({
     region: settings.region ?? 'us-east-1',
     ...(settings.endpoint === undefined ? {} : { endpoint: settings.endpoint }),
     ...(settings.forcePathStyle === undefined ? {} : { forcePathStyle: settings.forcePathStyle }),

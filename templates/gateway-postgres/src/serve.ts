@@ -12,7 +12,7 @@ import { startTracing } from './tracing.js';
 export async function runPostgresGateway(plugins: readonly GatewayPlugin[] = []): Promise<RunningServer> {
   const settings = readPostgresSettings();
   // Before the gateway is built: it checks once whether an OpenTelemetry SDK is registered.
-  const stopTracing = startTracing();
+  const stopTracing = await startTracing();
   const gateway = buildPostgresGateway(settings, { plugins });
   await gateway.start();
   const server = await serveGateway(gateway, { host: settings.host, port: settings.port });

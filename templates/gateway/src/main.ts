@@ -11,7 +11,7 @@ import { startTracing } from './tracing.js';
 async function main(): Promise<void> {
   const settings = readSettings();
   // Before the gateway is built: it checks once whether an OpenTelemetry SDK is registered.
-  const stopTracing = startTracing();
+  const stopTracing = await startTracing();
   const gateway = buildGateway(settings);
   await gateway.start();
   const server = await serveGateway(gateway, { host: settings.host, port: settings.port });
