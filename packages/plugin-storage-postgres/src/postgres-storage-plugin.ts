@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { definePlugin, storageToken, type BlobStore, type GatewayPlugin } from '@berth/core';
+import { definePlugin, storageToken, traceStorage, tracingEnabled, type BlobStore, type GatewayPlugin } from '@berth/core';
 import { migrate } from './migrations.js';
 import { PostgresStorage } from './postgres-storage.js';
 import type { SqlPool } from './sql-client.js';
@@ -26,7 +26,8 @@ export interface PostgresStorageOptions {
 
 /**
  * The PostgreSQL storage plugin: binds `storageToken` to a {@link PostgresStorage}. `start` opens the
- * pool (unless one was given) and runs the migrations; `stop` closes the pool it opened.
+ * pool (unless one was given) and runs the migrations; `stop` closes the pool it opened. With an
+ * OpenTelemetry SDK registered when the gateway is built, every storage call is a span (`traceStorage`).
  *
  * @throws Error at creation when neither or both of `connectionString` and `pool` are given, or the
  *   schema name is not a plain identifier; MigrationError from `start` when a destructive migration is
@@ -46,7 +47,7 @@ export function postgresStorage(options: PostgresStorageOptions): GatewayPlugin 
   return definePlugin({
     id: 'storage-postgres',
     register(binder) {
-      binder.bindValue(storageToken, storage);
+      binder.bindValue(storageToken, tracingEnabled() ? traceStorage(storage, 'postgresql') : storage);
     },
     async start(ctx) {
       let pool: SqlPool;

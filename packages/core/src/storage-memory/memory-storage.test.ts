@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeStorageContract } from '../testing/storage-contract.js';
 import { MemoryStorage } from './memory-storage.js';
+import { memoryStorage } from './memory-storage-plugin.js';
 
 describeStorageContract('memory', async () => ({ storage: new MemoryStorage(), cleanup: async () => {} }), { blobs: { holdsObjectsInProcess: true } });
 
@@ -20,5 +21,13 @@ describe('memory storage stats (metrics gauges)', () => {
       { queue: 'stats-a', state: 'queued', count: 2 },
     ]);
     expect(stats.pool).toBeUndefined();
+  });
+});
+
+describe('memoryStorage()', () => {
+  it('without an OpenTelemetry SDK binds the store itself, with no tracing wrapper', () => {
+    let bound: unknown;
+    memoryStorage().register({ bindValue: (_token: unknown, value: unknown) => { bound = value; } } as never);
+    expect(bound).toBeInstanceOf(MemoryStorage);
   });
 });

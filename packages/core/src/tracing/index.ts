@@ -1,1 +1,2 @@
 export * from './tracing.js';
+export * from './storage-tracing.js';

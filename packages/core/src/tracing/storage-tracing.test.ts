@@ -1,0 +1,86 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { systemContext } from '../contracts/request-context.js';
+import { MemoryStorage } from '../storage-memory/memory-storage.js';
+import { describeStorageContract } from '../testing/storage-contract.js';
+import { memoryStorage } from '../storage-memory/memory-storage-plugin.js';
+import { inSpan, tracingEnabled } from './tracing.js';
+import { traceStorage } from './storage-tracing.js';
+
+const exporter = new InMemorySpanExporter();
+const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+provider.register();
+afterAll(async () => {
+  await provider.shutdown();
+  trace.disable();
+});
+
+// The wrapper changes nothing a caller sees: the whole storage contract passes through it.
+describeStorageContract('memory, traced', async () => ({ storage: traceStorage(new MemoryStorage(), 'memory'), cleanup: async () => {} }), {
+  blobs: { holdsObjectsInProcess: true },
+});
+
+const ctx = systemContext('test');
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+const named = (name: string) => exporter.getFinishedSpans().filter((span) => span.name === name);
+
+describe('traceStorage', () => {
+  it('a span per call, child of the active span, with the database attributes and no key, id or value', async () => {
+    const storage = traceStorage(new MemoryStorage(), 'postgresql');
+    exporter.reset();
+    await inSpan('request', {}, async () => {
+      await storage.resources.create(ctx, 'accounts/acme/models/secret-model', { displayName: 'private words' });
+      await storage.resources.get(ctx, 'accounts/acme/models/secret-model');
+      await storage.kv.set(ctx, 'idempotency:secret-key', { value: 'private words' });
+    });
+    const [request] = named('request');
+    const [create] = named('resources.create models');
+    const [get] = named('resources.get models');
+    const [kv] = named('kv.set kv');
+    for (const span of [create, get, kv]) {
+      expect(span?.kind).toBe(SpanKind.CLIENT);
+      expect(parentOf(span!)).toBe(request!.spanContext().spanId);
+      expect(span!.spanContext().traceId).toBe(request!.spanContext().traceId);
+      expect(JSON.stringify(span!.attributes)).not.toMatch(/secret|private|acme/);
+    }
+    expect(get!.attributes).toEqual({
+      'db.system.name': 'postgresql', 'db.system': 'postgresql', 'db.operation.name': 'resources.get', 'db.collection.name': 'models',
+    });
+    expect(kv!.attributes).toMatchObject({ 'db.operation.name': 'kv.set', 'db.collection.name': 'kv' });
+  });
+
+  it('a transaction is a span with the calls made through it as children; a failure marks both failed', async () => {
+    const storage = traceStorage(new MemoryStorage(), 'memory');
+    exporter.reset();
+    await storage.transaction(ctx, async (tx) => {
+      await tx.lock(ctx, 'last-admin:accounts/acme');
+      await tx.resources.getForUpdate(ctx, 'accounts/acme/users/u1');
+      await tx.queue.enqueue(ctx, { queue: 'batch', payload: {} });
+    });
+    const [transaction] = named('transaction');
+    expect(transaction?.kind).toBe(SpanKind.INTERNAL);
+    expect(transaction?.attributes['db.system.name']).toBe('memory');
+    const children = exporter.getFinishedSpans().filter((span) => parentOf(span) === transaction!.spanContext().spanId).map((span) => span.name);
+    expect(children).toEqual(['transaction.lock', 'resources.getForUpdate users', 'queue.enqueue batch']);
+
+    exporter.reset();
+    await expect(storage.resources.update(ctx, 'accounts/acme/models/missing', {}, 'etag')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(storage.transaction(ctx, async () => {
+      throw new Error('work failed');
+    })).rejects.toThrow('work failed');
+    expect(named('resources.update models')[0]?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(named('transaction')[0]?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'work failed' });
+  });
+
+  it('the memory storage plugin binds a traced store when tracing is on', async () => {
+    expect(tracingEnabled()).toBe(true);
+    let bound: unknown;
+    memoryStorage().register({ bindValue: (_token: unknown, value: unknown) => { bound = value; } } as never);
+    expect(bound).not.toBeInstanceOf(MemoryStorage);
+    exporter.reset();
+    await (bound as MemoryStorage).resources.get(ctx, 'accounts/acme/models/m');
+    expect(named('resources.get models')).toHaveLength(1);
+  });
+});

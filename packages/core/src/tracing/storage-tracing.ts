@@ -1,0 +1,160 @@
+import { SpanKind, context, trace, type Attributes, type Span } from '@opentelemetry/api';
+import type {
+  BlobStore, JobQueue, KeyValueStore, Outbox, ResourceStore, Storage, StorageTransaction, TransactionResourceStore,
+} from '../ports/storage.js';
+import { failSpan } from './tracing.js';
+
+const tracer = trace.getTracer('@berth/core');
+
+/** The `db.system.name` of a traced storage: the OpenTelemetry value for PostgreSQL, or a name of the adapter's own. */
+export type StorageSystem = 'postgresql' | 'memory' | (string & {});
+
+/**
+ * What one span of a storage call carries: OpenTelemetry's database attributes (`db.system.name`, and the
+ * older `db.system` many backends still read; `db.operation.name` such as `resources.get`; `db.collection.name`
+ * where the call names one, such as `models`, `kv`, a queue's name). Never a key, a resource id, a value
+ * or a SQL parameter: only which port operation ran on which collection.
+ */
+interface Call {
+  readonly kind: SpanKind;
+  readonly system: string;
+}
+
+function started(call: Call, operation: string, collection: string | undefined): Span {
+  const attributes: Attributes = { 'db.system.name': call.system, 'db.system': call.system, 'db.operation.name': operation };
+  if (collection !== undefined) attributes['db.collection.name'] = collection;
+  return tracer.startSpan(collection === undefined ? operation : `${operation} ${collection}`, { kind: call.kind, attributes });
+}
+
+/** Runs `work` under a span that ends when its promise settles (a rejection marks it failed). */
+function traced<T>(call: Call, operation: string, collection: string | undefined, work: () => Promise<T>): Promise<T> {
+  return settle(started(call, operation, collection), work);
+}
+
+/** Ends `span` when `work`'s promise settles, marking it failed on a rejection (or a synchronous throw). */
+function settle<T>(span: Span, work: () => Promise<T>): Promise<T> {
+  let pending: Promise<T>;
+  try {
+    pending = work();
+  } catch (error) {
+    failSpan(span, error);
+    span.end();
+    return Promise.reject(error as Error);
+  }
+  return pending.then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (error: unknown) => {
+      failSpan(span, error);
+      span.end();
+      throw error;
+    },
+  );
+}
+
+/** The collection of a resource name `…/{collection}/{id}` (a fixed collection id such as `models`, never the id). */
+function collectionOf(name: string): string | undefined {
+  const last = name.lastIndexOf('/');
+  if (last <= 0) return undefined;
+  const before = name.lastIndexOf('/', last - 1);
+  return name.slice(before + 1, last);
+}
+
+function tracedResources(call: Call, store: ResourceStore): ResourceStore {
+  return {
+    create: (ctx, name, data) => traced(call, 'resources.create', collectionOf(name), () => store.create(ctx, name, data)),
+    get: (ctx, name) => traced(call, 'resources.get', collectionOf(name), () => store.get(ctx, name)),
+    update: (ctx, name, data, etag) => traced(call, 'resources.update', collectionOf(name), () => store.update(ctx, name, data, etag)),
+    delete: (ctx, name, etag) => traced(call, 'resources.delete', collectionOf(name), () => store.delete(ctx, name, etag)),
+    list: (ctx, query) => traced(call, 'resources.list', query.collection, () => store.list(ctx, query)),
+  };
+}
+
+function tracedTransactionResources(call: Call, store: TransactionResourceStore): TransactionResourceStore {
+  return {
+    ...tracedResources(call, store),
+    getForUpdate: (ctx, name) => traced(call, 'resources.getForUpdate', collectionOf(name), () => store.getForUpdate(ctx, name)),
+  };
+}
+
+function tracedBlobs(call: Call, blobs: BlobStore): BlobStore {
+  const traced_: BlobStore = {
+    put: (ctx, key, bytes, type) => traced(call, 'blobs.put', 'blobs', () => blobs.put(ctx, key, bytes, type)),
+    putStream: (ctx, key, chunks, type) => traced(call, 'blobs.putStream', 'blobs', () => blobs.putStream(ctx, key, chunks, type)),
+    get: (ctx, key) => traced(call, 'blobs.get', 'blobs', () => blobs.get(ctx, key)),
+    head: (ctx, key) => traced(call, 'blobs.head', 'blobs', () => blobs.head(ctx, key)),
+    // The span covers opening the read; the bytes stream afterwards, as the caller iterates them.
+    getStream: (ctx, key, range) => traced(call, 'blobs.getStream', 'blobs', () => blobs.getStream(ctx, key, range)),
+    delete: (ctx, key) => traced(call, 'blobs.delete', 'blobs', () => blobs.delete(ctx, key)),
+    list: (ctx, prefix) => traced(call, 'blobs.list', 'blobs', () => blobs.list(ctx, prefix)),
+  };
+  const sweep = blobs.sweepAbandonedWrites?.bind(blobs);
+  return sweep === undefined ? traced_ : { ...traced_, sweepAbandonedWrites: (ctx, olderThan) => traced(call, 'blobs.sweepAbandonedWrites', 'blobs', () => sweep(ctx, olderThan)) };
+}
+
+function tracedQueue(call: Call, queue: JobQueue): JobQueue {
+  return {
+    enqueue: (ctx, request) => traced(call, 'queue.enqueue', request.queue, () => queue.enqueue(ctx, request)),
+    claim: (ctx, name, worker, leaseMs) => traced(call, 'queue.claim', name, () => queue.claim(ctx, name, worker, leaseMs)),
+    renew: (ctx, id, attempt, leaseMs) => traced(call, 'queue.renew', 'jobs', () => queue.renew(ctx, id, attempt, leaseMs)),
+    complete: (ctx, id, attempt, result) => traced(call, 'queue.complete', 'jobs', () => queue.complete(ctx, id, attempt, result)),
+    fail: (ctx, id, attempt, error, retryAt) => traced(call, 'queue.fail', 'jobs', () => queue.fail(ctx, id, attempt, error, retryAt)),
+    get: (ctx, id) => traced(call, 'queue.get', 'jobs', () => queue.get(ctx, id)),
+  };
+}
+
+function tracedOutbox(call: Call, outbox: Outbox): Outbox {
+  return {
+    publish: (ctx, topic, payload) => traced(call, 'outbox.publish', 'outbox', () => outbox.publish(ctx, topic, payload)),
+    poll: (ctx, consumer, limit) => traced(call, 'outbox.poll', 'outbox', () => outbox.poll(ctx, consumer, limit)),
+    ack: (ctx, consumer, sequence) => traced(call, 'outbox.ack', 'outbox', () => outbox.ack(ctx, consumer, sequence)),
+    prune: (ctx, before) => traced(call, 'outbox.prune', 'outbox', () => outbox.prune(ctx, before)),
+    removeConsumer: (ctx, consumer) => traced(call, 'outbox.removeConsumer', 'outbox', () => outbox.removeConsumer(ctx, consumer)),
+  };
+}
+
+function tracedKv(call: Call, kv: KeyValueStore): KeyValueStore {
+  return {
+    get: (ctx, key) => traced(call, 'kv.get', 'kv', () => kv.get(ctx, key)),
+    set: (ctx, key, value, options) => traced(call, 'kv.set', 'kv', () => kv.set(ctx, key, value, options)),
+    delete: (ctx, key) => traced(call, 'kv.delete', 'kv', () => kv.delete(ctx, key)),
+    increment: (ctx, key, by, ttlMs) => traced(call, 'kv.increment', 'kv', () => kv.increment(ctx, key, by, ttlMs)),
+  };
+}
+
+function tracedTransaction(call: Call, tx: StorageTransaction): StorageTransaction {
+  return {
+    resources: tracedTransactionResources(call, tx.resources),
+    queue: tracedQueue(call, tx.queue),
+    outbox: tracedOutbox(call, tx.outbox),
+    lock: (ctx, key) => traced(call, 'transaction.lock', undefined, () => tx.lock(ctx, key)),
+  };
+}
+
+/**
+ * `storage` with a span per storage call (children of whatever span is active: the request's, a queue
+ * job's): one per port operation, and one per transaction with its operations as children. Kind CLIENT
+ * for a store reached over the network, INTERNAL for one in process. Storage plugins wrap their store
+ * with it only when `tracingEnabled()` said so at start-up, so without an SDK nothing changes.
+ */
+export function traceStorage(storage: Storage, system: StorageSystem, kind: SpanKind = system === 'memory' ? SpanKind.INTERNAL : SpanKind.CLIENT): Storage {
+  const call: Call = { kind, system };
+  const stats = storage.stats?.bind(storage);
+  const wrapped: Storage = {
+    resources: tracedResources(call, storage.resources),
+    blobs: tracedBlobs(call, storage.blobs),
+    queue: tracedQueue(call, storage.queue),
+    outbox: tracedOutbox(call, storage.outbox),
+    kv: tracedKv(call, storage.kv),
+    transaction: (ctx, work) => {
+      const span = started(call, 'transaction', undefined);
+      // Active while `work` runs, so the calls it makes through `tx` are the transaction's children.
+      const active = trace.setSpan(context.active(), span);
+      return settle(span, () => storage.transaction(ctx, (tx) => context.with(active, () => work(tracedTransaction(call, tx)))));
+    },
+    ...(stats === undefined ? {} : { stats: (ctx) => traced(call, 'stats', undefined, () => stats(ctx)) }),
+  };
+  return wrapped;
+}
