@@ -56,6 +56,7 @@ describe('the console routes', () => {
       const answer = await app.inject({ url });
       expect(answer.statusCode, url).toBe(404);
       expect(answer.json()).toMatchObject({ code: 5 });
+      expect(answer.headers['x-request-id'], url).toMatch(/\S/);
     }
   });
 

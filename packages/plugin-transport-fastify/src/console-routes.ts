@@ -73,7 +73,7 @@ function send(reply: FastifyReply, asset: Asset): FastifyReply {
 export function registerConsoleRoutes(app: FastifyInstance, mountPoint: string, options: ConsoleOptions = {}): void {
   const directory = options.assetsDirectory ?? consoleAssetsDirectory;
   let loading: Promise<Map<string, Asset>> | undefined;
-  const handler = async (request: { params: unknown; method: string; url: string }, reply: FastifyReply) => {
+  const handler = async (request: { id: string; params: unknown; method: string; url: string }, reply: FastifyReply) => {
     loading ??= loadAssets(directory, mountPoint);
     let assets: Map<string, Asset>;
     try {
@@ -88,7 +88,8 @@ export function registerConsoleRoutes(app: FastifyInstance, mountPoint: string, 
     if (asset) return send(reply, asset);
     if (path.startsWith('assets/') || extname(path) !== '') {
       const { status, body } = renderError(notFound(`${request.method} ${request.url.split('?')[0]}`), 'control');
-      return reply.code(status).send(body);
+      // Like every other error of the API, it carries the request id the logs carry.
+      return reply.code(status).header('x-request-id', request.id).send(body);
     }
     return send(reply, assets.get('index.html')!);
   };
