@@ -10,11 +10,21 @@ export interface ChildServer {
 }
 
 /**
+ * Node options for every child server, from `BENCH_NODE_OPTIONS` (whitespace-separated), e.g.
+ * `BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof"` to profile the servers a benchmark starts
+ * (not the benchmark's own process; a profile is written when the child exits on `stop()`).
+ */
+export function benchNodeOptions(value = process.env.BENCH_NODE_OPTIONS): string[] {
+  return (value ?? '').split(/\s+/).filter((option) => option !== '');
+}
+
+/**
  * Starts a benchmark target in its own Node process (so the load generator does not share its event
- * loop) and waits for the one JSON line it prints: `{"url": "...", ...}`.
+ * loop) and waits for the one JSON line it prints: `{"url": "...", ...}`. `nodeArgs` and then
+ * {@link benchNodeOptions} go to Node before the script.
  */
 export async function startChildServer(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, nodeArgs: readonly string[] = []): Promise<ChildServer> {
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=@berth/source', ...nodeArgs, '--import', 'tsx', script, ...args], {
+  const child: ChildProcess = spawn(process.execPath, ['--conditions=@berth/source', ...nodeArgs, ...benchNodeOptions(), '--import', 'tsx', script, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });

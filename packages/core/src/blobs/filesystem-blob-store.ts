@@ -14,6 +14,8 @@ const headerBytes = 4096;
 const magic = 'BERTHBLOB1\n';
 /** Bytes read per chunk of a stream. */
 const readSliceBytes = 1024 * 1024;
+/** Bytes written per `write` call: what a stream's chunks are gathered into. */
+const writeSliceBytes = 1024 * 1024;
 
 export interface FilesystemBlobStoreOptions {
   /** Directory the store owns (created when missing): objects under `objects/`, writes in progress under `tmp/`. */
@@ -60,20 +62,48 @@ export class FilesystemBlobStore implements BlobStore {
     })(), contentType);
   }
 
+  /**
+   * Streams `chunks` into a fresh temporary file and renames it over the object when complete. The bytes
+   * are copied into {@link writeSliceBytes} slices (a request body arrives in socket-sized pieces; one
+   * `write` per piece costs a thread-pool round trip each) and written behind the stream: one slice is on
+   * its way to the disk while the next one fills, so reading, hashing and writing overlap. At most two
+   * slices are held; a chunk is never kept after the next one is asked for (the producer may reuse it).
+   */
   async putStream(_ctx: RequestContext, key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<number> {
     const target = this.pathOf(key);
     await mkdir(this.tmp, { recursive: true });
     const temporary = join(this.tmp, `${randomUUID()}.tmp`);
     const file = await open(temporary, 'w');
     let closed = false;
+    let writing: Promise<void> | undefined;
     try {
       const digest = new BlobDigest();
       let position = headerBytes;
+      let filling = Buffer.allocUnsafe(writeSliceBytes);
+      let spare = Buffer.allocUnsafe(writeSliceBytes);
+      let filled = 0;
+      // Waits for the slice on its way (its buffer becomes the spare), then sends the filled one.
+      const send = async (): Promise<void> => {
+        if (writing) await writing;
+        writing = writeFully(file, filling.subarray(0, filled), position);
+        // Awaited before the next send or at the end; a failure surfaces there, never as unhandled.
+        writing.catch(() => undefined);
+        position += filled;
+        [filling, spare] = [spare, filling];
+        filled = 0;
+      };
       for await (const chunk of chunks) {
         digest.update(chunk);
-        if (chunk.byteLength > 0) await file.write(chunk, 0, chunk.byteLength, position);
-        position += chunk.byteLength;
+        for (let at = 0; at < chunk.byteLength; ) {
+          const n = Math.min(writeSliceBytes - filled, chunk.byteLength - at);
+          filling.set(chunk.subarray(at, at + n), filled);
+          filled += n;
+          at += n;
+          if (filled === writeSliceBytes) await send();
+        }
       }
+      if (filled > 0) await send();
+      if (writing) await writing;
       const header = encodeHeader({ contentType, size: digest.size, createTime: new Date().toISOString(), sha256: digest.hex() });
       await file.write(header, 0, headerBytes, 0);
       if (this.durable) await file.datasync();
@@ -82,6 +112,8 @@ export class FilesystemBlobStore implements BlobStore {
       await this.moveInto(temporary, target);
       return digest.size;
     } catch (error) {
+      // A slice may still be on its way: let it settle before the file is closed and removed.
+      await writing?.catch(() => undefined);
       if (!closed) await file.close().catch(() => undefined);
       await unlink(temporary).catch(() => undefined);
       throw error;
@@ -150,16 +182,27 @@ export class FilesystemBlobStore implements BlobStore {
       if (length === 0) return;
       const reading = await reopen();
       if (reading === undefined) throw aborted(`blob ${key} was deleted while it was read`);
+      // One slice is read ahead while the one before it is consumed (sent to a socket, hashed).
+      let ahead: Promise<Buffer> | undefined;
+      const readAhead = (at: number): void => {
+        const slice = Buffer.allocUnsafe(Math.min(readSliceBytes, offset + length - at));
+        ahead = reading.read(slice, 0, slice.byteLength, headerBytes + at).then(({ bytesRead }) => (bytesRead === slice.byteLength ? slice : slice.subarray(0, bytesRead)));
+        // Awaited below or in `finally`; never an unhandled rejection.
+        ahead.catch(() => undefined);
+      };
       try {
         if (!(await readHeader(reading)).raw.equals(header.raw)) throw aborted(`blob ${key} was replaced while it was read`);
+        readAhead(offset);
         for (let at = offset; at < offset + length; ) {
-          const slice = Buffer.allocUnsafe(Math.min(readSliceBytes, offset + length - at));
-          const { bytesRead } = await reading.read(slice, 0, slice.byteLength, headerBytes + at);
-          if (bytesRead === 0) throw aborted(`blob ${key} is shorter on disk than its header says`);
-          at += bytesRead;
-          yield bytesRead === slice.byteLength ? slice : slice.subarray(0, bytesRead);
+          const slice = await ahead!;
+          ahead = undefined;
+          if (slice.byteLength === 0) throw aborted(`blob ${key} is shorter on disk than its header says`);
+          at += slice.byteLength;
+          if (at < offset + length) readAhead(at);
+          yield slice;
         }
       } finally {
+        await ahead?.catch(() => undefined);
         await reading.close();
       }
     }
@@ -235,6 +278,15 @@ export class FilesystemBlobStore implements BlobStore {
       if (info !== undefined && info.mtime < olderThan && (await unlink(path).then(() => true, () => false))) removed += 1;
     }
     return removed;
+  }
+}
+
+/** Writes all of `bytes` at `position` (a `write` may take fewer bytes than it was given). */
+async function writeFully(file: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
+  for (let at = 0; at < bytes.byteLength; ) {
+    const { bytesWritten } = await file.write(bytes, at, bytes.byteLength - at, position + at);
+    if (bytesWritten === 0) throw new Error('the disk took no bytes of a write');
+    at += bytesWritten;
   }
 }
 
