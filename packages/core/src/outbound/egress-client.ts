@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import type { RequestContext } from '../contracts/request-context.js';
@@ -69,6 +70,8 @@ export class GuardedEgressHttp implements EgressHttp {
   private readonly closing = new AbortController();
 
   constructor(options: EgressHttpOptions = {}) {
+    // Every exchange in flight listens to it (and lets go when it ends): as many as the gateway runs at once.
+    setMaxListeners(0, this.closing.signal);
     this.policy = Object.freeze({ allowLoopback: options.allowLoopback === true, allowPrivate: options.allowPrivate === true });
     this.defaults = resolveEgressLimits(defaultEgressLimits, options.limits);
     const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;

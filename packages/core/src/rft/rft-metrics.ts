@@ -58,6 +58,7 @@ export function outputStats(progress: { processed: number; scored: number; faile
   return JSON.stringify({
     rollouts: progress.processed, scoredRollouts: progress.scored, failedRollouts: progress.failed,
     inputTokens: progress.inputTokens, outputTokens: progress.outputTokens, trainingSteps: run.step,
+    ...(run.toolCalls !== undefined ? { toolCalls: run.toolCalls, failedToolCalls: run.failedToolCalls ?? 0 } : {}),
     ...(last?.train !== undefined ? { finalTrainReward: round(last.train) } : {}),
     ...(last?.evaluation !== undefined ? { finalEvaluationReward: round(last.evaluation) } : {}),
   });

@@ -14,6 +14,7 @@ import type { TrainingGroup, TrainingRollout } from '../ports/trainer.js';
 import type { ChatModelClient } from '../responses/model-client.js';
 import { sleepUnlessAborted } from '../workers/job-stops.js';
 import type { RlRow } from './rft-dataset.js';
+import type { RolloutTools } from './rft-tools.js';
 
 /** Sampling of the job's rollouts (its `inferenceParameters`, with defaults). */
 export interface RolloutSampling {
@@ -26,8 +27,11 @@ export interface RolloutSampling {
   readonly extraBody?: JsonObject;
 }
 
-/** Defaults: 4 candidates (a group needs at least two to compare), 256 output tokens, temperature 1. */
-export const rolloutDefaults = { candidates: 4, maxOutputTokens: 256, temperature: 1, maxConcurrentRollouts: 16, maxConcurrentEvaluations: 8 } as const;
+/**
+ * Defaults: 4 candidates (a group needs at least two to compare), 256 output tokens, temperature 1; with
+ * MCP tools, at most 4 rounds of tool calls per rollout.
+ */
+export const rolloutDefaults = { candidates: 4, maxOutputTokens: 256, temperature: 1, maxConcurrentRollouts: 16, maxConcurrentEvaluations: 8, maxToolRounds: 4 } as const;
 
 /** Counts of a batch of rollouts, added to the job's progress. */
 export interface RolloutCounts {
@@ -37,14 +41,24 @@ export interface RolloutCounts {
   inputTokens: number;
   outputTokens: number;
   rewardSum: number;
+  /** MCP tool calls the rollouts made, and how many of them failed (the model read an error). */
+  toolCalls: number;
+  failedToolCalls: number;
 }
 
 export function emptyRolloutCounts(): RolloutCounts {
-  return { rollouts: 0, scored: 0, failed: 0, inputTokens: 0, outputTokens: 0, rewardSum: 0 };
+  return { rollouts: 0, scored: 0, failed: 0, inputTokens: 0, outputTokens: 0, rewardSum: 0, toolCalls: 0, failedToolCalls: 0 };
 }
 
 /** Samples the model gives: the answer, or why there is none. */
-type Sample = { readonly ok: true; readonly text: string; readonly promptTokens: number; readonly completionTokens: number } | { readonly ok: false; readonly reason: string };
+type Sample =
+  | {
+    readonly ok: true; readonly text: string; readonly promptTokens: number; readonly completionTokens: number;
+    /** The assistant turn (tool calls, tool results, the final answer) when the model called tools. */
+    readonly messages?: JsonObject[];
+    readonly toolCalls: number; readonly failedToolCalls: number;
+  }
+  | { readonly ok: false; readonly reason: string };
 
 /** Runs `work` over `items`, at most `limit` at once; results in input order. */
 export async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -100,17 +114,10 @@ export function sampleSeed(seedBase: string, rowIndex: number, candidate: number
   return Number.parseInt(createHash('sha256').update(`${seedBase}\u0000${rowIndex}\u0000${candidate}`).digest('hex').slice(0, 8), 16) & 0x7fffffff;
 }
 
-async function sample(ctx: RequestContext, client: ChatModelClient, target: ModelTarget, row: RlRow, sampling: RolloutSampling, retries: number, seed: number): Promise<Sample> {
-  const body: JsonObject = {
-    seed,
-    ...(sampling.extraBody ?? {}),
-    messages: row.row.messages,
-    max_tokens: sampling.maxOutputTokens,
-    temperature: sampling.temperature,
-    ...(sampling.topP !== undefined ? { top_p: sampling.topP } : {}),
-    ...(sampling.topK !== undefined ? { top_k: sampling.topK } : {}),
-    n: 1,
-  };
+/** The model's answer to one request, or why there is none (after the retries of transient answers). */
+type Completion = { readonly ok: true; readonly message: JsonObject; readonly promptTokens: number; readonly completionTokens: number } | { readonly ok: false; readonly reason: string };
+
+async function complete(ctx: RequestContext, client: ChatModelClient, target: ModelTarget, body: JsonObject, retries: number): Promise<Completion> {
   for (let attempt = 0; ; attempt += 1) {
     try {
       const outcome = await client.complete(ctx, { target, body });
@@ -122,11 +129,10 @@ async function sample(ctx: RequestContext, client: ChatModelClient, target: Mode
         return { ok: false, reason: `the model answered ${outcome.status}: ${outcome.error.message}` };
       }
       const choice = (outcome.completion.choices as JsonObject[] | undefined)?.[0];
-      const content = (choice?.message as JsonObject | undefined)?.content;
       const usage = outcome.completion.usage as JsonObject | undefined;
       return {
         ok: true,
-        text: typeof content === 'string' ? content : '',
+        message: (choice?.message as JsonObject | undefined) ?? {},
         promptTokens: numberOf(usage?.prompt_tokens),
         completionTokens: numberOf(usage?.completion_tokens),
       };
@@ -143,6 +149,73 @@ async function sample(ctx: RequestContext, client: ChatModelClient, target: Mode
   }
 }
 
+/** A tool call as the model wrote it (`message.tool_calls[i]`). */
+interface ModelToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string;
+}
+
+function toolCallsOf(message: JsonObject): ModelToolCall[] {
+  const calls = message.tool_calls;
+  if (!Array.isArray(calls)) return [];
+  return calls.map((call, i) => {
+    const c = (typeof call === 'object' && call !== null && !Array.isArray(call) ? call : {}) as JsonObject;
+    const fn = (typeof c.function === 'object' && c.function !== null && !Array.isArray(c.function) ? c.function : {}) as JsonObject;
+    return { id: typeof c.id === 'string' ? c.id : `call_${i}`, name: typeof fn.name === 'string' ? fn.name : '', arguments: typeof fn.arguments === 'string' ? fn.arguments : '' };
+  });
+}
+
+/**
+ * One rollout: the prompt sampled once. With `tools`, the tool-call loop runs: while the model answers
+ * with tool calls, they run (side by side) and their results (`error: …` for a failed call) are sent
+ * back as `tool` messages, for at most `maxToolRounds` rounds; the request after the last round says
+ * `tool_choice: "none"`, so the rollout ends in a text answer, which is what the evaluator scores.
+ */
+async function sample(ctx: RequestContext, run: RolloutRun, row: RlRow, seed: number): Promise<Sample> {
+  const { sampling, tools } = run;
+  const retries = run.retries ?? 3;
+  const maxRounds = run.maxToolRounds ?? rolloutDefaults.maxToolRounds;
+  const offered = tools !== undefined && tools.functions.length > 0 ? tools : undefined;
+  const body: JsonObject = {
+    seed,
+    ...(sampling.extraBody ?? {}),
+    max_tokens: sampling.maxOutputTokens,
+    temperature: sampling.temperature,
+    ...(sampling.topP !== undefined ? { top_p: sampling.topP } : {}),
+    ...(sampling.topK !== undefined ? { top_k: sampling.topK } : {}),
+    n: 1,
+    ...(offered ? { tools: offered.functions.map((fn) => ({ type: 'function', function: { ...fn } as JsonObject })) } : {}),
+  };
+  const turn: JsonObject[] = [];
+  let promptTokens = 0;
+  let completionTokens = 0;
+  let toolCalls = 0;
+  let failedToolCalls = 0;
+  for (let round = 0; ; round += 1) {
+    const last = offered !== undefined && round >= maxRounds;
+    const answer = await complete(ctx, run.client, run.target, { ...body, messages: [...row.row.messages, ...turn], ...(last ? { tool_choice: 'none' } : {}) }, retries);
+    if (!answer.ok) return answer;
+    promptTokens += answer.promptTokens;
+    completionTokens += answer.completionTokens;
+    const content = answer.message.content;
+    const text = typeof content === 'string' ? content : '';
+    const calls = offered ? toolCallsOf(answer.message) : [];
+    if (!offered || calls.length === 0 || last) {
+      const counts = { promptTokens, completionTokens, toolCalls, failedToolCalls };
+      if (turn.length === 0) return { ok: true, text, ...counts };
+      return { ok: true, text, messages: [...turn, { role: 'assistant', content: text }], ...counts };
+    }
+    turn.push({ role: 'assistant', content: typeof content === 'string' ? content : null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) });
+    const results = await Promise.all(calls.map((c) => offered.call(ctx, c.name, c.arguments)));
+    results.forEach((result, i) => {
+      toolCalls += 1;
+      if ('error' in result) failedToolCalls += 1;
+      turn.push({ role: 'tool', tool_call_id: calls[i]!.id, content: 'error' in result ? `error: ${result.error}` : result.output });
+    });
+  }
+}
+
 export interface RolloutRun {
   readonly client: ChatModelClient;
   readonly target: ModelTarget;
@@ -155,6 +228,10 @@ export interface RolloutRun {
   readonly retries?: number;
   /** What the samples' seeds derive from (see {@link sampleSeed}), e.g. the job's name and step. */
   readonly seedBase: string;
+  /** The job's MCP tools (`mcpServer`), offered to every rollout. */
+  readonly tools?: RolloutTools;
+  /** Rounds of tool calls per rollout. Default {@link rolloutDefaults.maxToolRounds}. */
+  readonly maxToolRounds?: number;
 }
 
 /**
@@ -164,9 +241,11 @@ export interface RolloutRun {
 export async function runRollouts(ctx: RequestContext, run: RolloutRun, rows: readonly RlRow[]): Promise<{ groups: TrainingGroup[]; counts: RolloutCounts }> {
   const jobs = rows.flatMap((row) => Array.from({ length: run.sampling.candidates }, () => row));
   const samples = await mapLimited(jobs, run.maxConcurrentRollouts, (row, i) =>
-    sample(ctx, run.client, run.target, row, run.sampling, run.retries ?? 3, sampleSeed(run.seedBase, row.index, i % run.sampling.candidates)));
-  const answered = samples.flatMap((s, i) => (s.ok ? [{ index: i, text: s.text }] : []));
-  const outcomes = await run.evaluators.scoreMany(ctx, run.evaluator, answered.map((a) => ({ row: jobs[a.index]!.row, answer: { text: a.text } })), {
+    sample(ctx, run, row, sampleSeed(run.seedBase, row.index, i % run.sampling.candidates)));
+  const answered = samples.flatMap((s, i) => (s.ok ? [{ index: i, text: s.text, messages: s.messages }] : []));
+  const outcomes = await run.evaluators.scoreMany(ctx, run.evaluator, answered.map((a) => ({
+    row: jobs[a.index]!.row, answer: { text: a.text, ...(a.messages ? { messages: a.messages } : {}) },
+  })), {
     concurrency: run.maxConcurrentEvaluations,
   });
   const rewards = new Map<number, number>();
@@ -191,7 +270,9 @@ export async function runRollouts(ctx: RequestContext, run: RolloutRun, rows: re
       if (!s.ok) continue;
       counts.inputTokens += s.promptTokens;
       counts.outputTokens += s.completionTokens;
-      rollouts.push({ completion: s.text, completionTokens: s.completionTokens, ...(reward !== undefined ? { reward } : {}) });
+      counts.toolCalls += s.toolCalls;
+      counts.failedToolCalls += s.failedToolCalls;
+      rollouts.push({ completion: s.text, completionTokens: s.completionTokens, ...(s.messages ? { messages: s.messages } : {}), ...(reward !== undefined ? { reward } : {}) });
     }
     return { rowIndex: row.index, messages: row.row.messages as readonly JsonValue[], rollouts };
   });

@@ -364,6 +364,14 @@ describe('the reinforcement fine-tuning loop', () => {
     expect(await until(name, ['JOB_STATE_FAILED'])).toMatchObject({ status: { code: 'FAILED_PRECONDITION', message: expect.stringContaining('no trainer') } });
   });
 
+  it('fails FAILED_PRECONDITION in VALIDATING when mcpServer is set and the gateway runs no MCP tools', async () => {
+    const name = await create('tools', { dataset: await dataset('tools', prompts(2)), mcpServer: 'http://tools.example/mcp' });
+    startWorkers();
+    expect(await until(name, ['JOB_STATE_FAILED'])).toMatchObject({ status: { code: 'FAILED_PRECONDITION', message: expect.stringContaining('mcpTools()') } });
+    expect(trainer.calls).toHaveLength(0);
+    expect(client.calls.size).toBe(0);
+  });
+
   it('a deleted job stops and its run record goes', async () => {
     trainer.holdAt(1);
     const name = await create('gone', { dataset: await dataset('gone', prompts(4)) });

@@ -31,6 +31,7 @@ import {
 } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-runs.js';
 import { loraRankDefault, type ReinforcementFineTuningJob } from '../resources/reinforcement-fine-tuning-jobs/reinforcement-fine-tuning-job-schema.js';
 import type { ChatModelClient } from '../responses/model-client.js';
+import { responseToolProvidersToken } from '../responses/tokens.js';
 import { AttachedClientJobRunner, sleepUnlessAborted } from '../workers/job-stops.js';
 import type { BackoffOptions } from '../workers/backoff.js';
 import type { QueueJobContext } from '../workers/queue-handler.js';
@@ -39,6 +40,7 @@ import { chunkRanges, readRlRows, RlRowProblem, splitRows, type RftRows, type Rl
 import { outputMetrics, outputStats, rewardPlateaued } from './rft-metrics.js';
 import { policyIdPrefix, type RftModels } from './rft-models.js';
 import { rolloutDefaults, rolloutSampling, runRollouts, type RolloutCounts, type RolloutRun, type RolloutSampling } from './rft-rollouts.js';
+import { mcpProvider, openMcpTools, type RolloutTools } from './rft-tools.js';
 
 export interface RftRunnerOptions {
   /** How often a running job re-reads its record to notice a cancel or delete, and a waiting one its capacity or evaluator. Default 500 ms. */
@@ -75,6 +77,8 @@ interface JobPlan {
   readonly evaluator: EvaluatorSpec;
   readonly sampling: RolloutSampling;
   readonly hyperparameters: TrainerHyperparameters;
+  /** `mcpServer`, when the rollouts have tools. */
+  readonly mcpServer?: string;
 }
 
 /** Why a job cannot run: the code and message it fails with. */
@@ -150,6 +154,53 @@ export class RftJobRunner extends AttachedClientJobRunner<ChatModelClient> {
         job = await readRftJob(ctx, ctx.storage.resources, name);
       }
     }
+    // The job's MCP tools are listed once per attempt, before capacity is sought (a server that cannot be listed fails the job).
+    let tools: RolloutTools | undefined;
+    if (plan?.mcpServer !== undefined && ['JOB_STATE_VALIDATING', 'JOB_STATE_PENDING', 'JOB_STATE_RE_QUEUEING', ...runningStates].includes(job?.state ?? 'JOB_STATE_UNSPECIFIED')) {
+      tools = await this.openTools(ctx, name, plan.mcpServer, positive(plan.job.maxConcurrentRollouts) ?? rolloutDefaults.maxConcurrentRollouts);
+      if (!tools) {
+        plan = undefined;
+        job = await readRftJob(ctx, ctx.storage.resources, name);
+      }
+    }
+    try {
+      job = await this.run(ctx, name, job, run, plan, tools);
+    } finally {
+      await tools?.close().catch(() => undefined);
+    }
+    if (!job) return this.forget(ctx, name);
+    if (plan && job.state === 'JOB_STATE_WRITING_RESULTS') await this.finish(ctx, plan);
+    if (job.state === 'JOB_STATE_CANCELLING') await this.stop(ctx, name, 'JOB_STATE_CANCELLED');
+  }
+
+  /**
+   * Lists the tools of the job's MCP server (through the Responses API's MCP tool provider). Undefined when
+   * it cannot: the job was failed with the reason (no MCP provider installed, address refused, server not
+   * reachable or not listing); CANCELLED or a lost lease is thrown.
+   */
+  private async openTools(ctx: QueueJobContext, name: string, url: string, concurrency: number): Promise<RolloutTools | undefined> {
+    const provider = mcpProvider(ctx.resolver.resolveAll(responseToolProvidersToken));
+    if (!provider) {
+      await this.stop(ctx, name, 'JOB_STATE_FAILED', Code.FAILED_PRECONDITION, 'mcpServer is set but this gateway runs no MCP tools (install the mcpTools() plugin of @berth/plugin-tools-mcp)');
+      return undefined;
+    }
+    try {
+      // The connection lives as long as this attempt; each exchange with the server listens to its signal.
+      const signal = AbortSignal.any([ctx.signal]);
+      setMaxListeners(4 * concurrency + 20, signal);
+      return await openMcpTools({ requestId: ctx.requestId, principal: ctx.principal, signal }, provider, url);
+    } catch (error) {
+      if (ctx.signal.aborted || !isGatewayError(error) || error.code === Code.CANCELLED) throw error;
+      await this.stop(ctx, name, 'JOB_STATE_FAILED', error.code, error.message);
+      return undefined;
+    }
+  }
+
+  /** VALIDATING → PENDING → RUNNING (⇄ IDLE) → WRITING_RESULTS, from wherever the job stands; answers the job as it then stands. */
+  private async run(
+    ctx: QueueJobContext, name: string, current: ReinforcementFineTuningJob | undefined, run: RftRunRecord, plan: JobPlan | undefined, tools: RolloutTools | undefined,
+  ): Promise<ReinforcementFineTuningJob | undefined> {
+    let job = current;
     if (job?.state === 'JOB_STATE_VALIDATING' && plan) {
       const total = plan.rows.train.length * plan.epochs * plan.sampling.candidates;
       job = await transitionRftJob(ctx, ctx.storage, name, {
@@ -165,10 +216,8 @@ export class RftJobRunner extends AttachedClientJobRunner<ChatModelClient> {
         job = await transitionRftJob(ctx, ctx.storage, name, { from: ['JOB_STATE_PENDING', 'JOB_STATE_RE_QUEUEING'], to: 'JOB_STATE_RUNNING' });
       }
     }
-    if (plan && runningStates.includes(job?.state ?? 'JOB_STATE_UNSPECIFIED')) job = await this.train(ctx, plan);
-    if (!job) return this.forget(ctx, name);
-    if (plan && job.state === 'JOB_STATE_WRITING_RESULTS') await this.finish(ctx, plan);
-    if (job.state === 'JOB_STATE_CANCELLING') await this.stop(ctx, name, 'JOB_STATE_CANCELLED');
+    if (plan && runningStates.includes(job?.state ?? 'JOB_STATE_UNSPECIFIED')) job = await this.train(ctx, plan, tools);
+    return job;
   }
 
   /**
@@ -212,6 +261,7 @@ export class RftJobRunner extends AttachedClientJobRunner<ChatModelClient> {
     const epochs = config.epochs !== undefined && config.epochs > 0 ? config.epochs : 1;
     return {
       job, rows, ranges: chunkRanges(rows, job.chunkSize), epochs, baseModel, ...(warmStartFrom !== '' ? { warmStartFrom } : {}), evaluator, sampling,
+      ...(job.mcpServer !== undefined && job.mcpServer !== '' ? { mcpServer: job.mcpServer } : {}),
       hyperparameters: {
         learningRate: config.learningRate ?? defaultLearningRate,
         loraRank,
@@ -325,7 +375,7 @@ export class RftJobRunner extends AttachedClientJobRunner<ChatModelClient> {
   }
 
   /** RUNNING: chunk after chunk from the run record's position, each one training step, until the epochs end or the job stops. */
-  private async train(ctx: QueueJobContext, plan: JobPlan): Promise<ReinforcementFineTuningJob | undefined> {
+  private async train(ctx: QueueJobContext, plan: JobPlan, tools: RolloutTools | undefined): Promise<ReinforcementFineTuningJob | undefined> {
     const name = plan.job.name ?? '';
     const trainer = this.trainer(ctx)!;
     const evaluators = ctx.resolver.resolve(evaluatorRunnerToken);
@@ -366,6 +416,7 @@ export class RftJobRunner extends AttachedClientJobRunner<ChatModelClient> {
           client: this.client(), target: await this.policyTarget(ctx, rollCtx, plan, run, from), sampling: plan.sampling, evaluators, evaluator: plan.evaluator,
           maxConcurrentRollouts, maxConcurrentEvaluations: positive(plan.job.maxConcurrentEvaluations) ?? rolloutDefaults.maxConcurrentEvaluations,
           seedBase: `${name}\u0000${run.step}\u0000${run.chunk >= plan.ranges.length ? 'evaluation' : 'training'}`,
+          ...(tools ? { tools } : {}),
         });
         try {
           if (run.chunk >= plan.ranges.length) {
@@ -447,6 +498,9 @@ export class RftJobRunner extends AttachedClientJobRunner<ChatModelClient> {
       const next: RftRunRecord = {
         ...current, step: run.step + 1, chunk: run.chunk + 1, checkpoint: result.checkpoint, lastStepMetrics: { ...result.metrics },
         epochRewardSum: current.epochRewardSum + counts.rewardSum, epochRewardCount: current.epochRewardCount + counts.scored, acceleratorSeconds: seconds,
+        ...(plan.mcpServer !== undefined ? {
+          toolCalls: (current.toolCalls ?? 0) + counts.toolCalls, failedToolCalls: (current.failedToolCalls ?? 0) + counts.failedToolCalls,
+        } : {}),
       };
       const job = structuredClone(stored.data) as ReinforcementFineTuningJob;
       job.jobProgress = addRollouts(job.jobProgress, counts, next.epoch + 1);

@@ -30,6 +30,22 @@ export function assertRlTunable(base: Model, loraRank: number, field = 'training
 }
 
 /**
+ * Checks `mcpServer`: an absolute http(s) URL without credentials (the MCP server's streamable HTTP
+ * endpoint). Whether it can be reached, and whether the gateway allows its address, is found in
+ * VALIDATING, where the job lists the server's tools. INVALID_ARGUMENT naming `mcpServer`.
+ */
+export function checkMcpServerUrl(value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidArgument('mcpServer must be an absolute http(s) URL of an MCP server (streamable HTTP transport)', { field: 'mcpServer' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidArgument(`mcpServer must be an http(s) URL, not ${url.protocol}`, { field: 'mcpServer' });
+  if (url.username !== '' || url.password !== '') throw invalidArgument('mcpServer must not contain credentials', { field: 'mcpServer' });
+}
+
+/**
  * Rules of a new reinforcement fine-tuning job (mutates `job`, which carries its name and initial
  * state):
  * - `dataset` is required and must exist in the account (a bare id is accepted and stored as the
@@ -40,6 +56,7 @@ export function assertRlTunable(base: Model, loraRank: number, field = 'training
  *   other (a warm start, a PEFT add-on, already fixes the base) and must exist; the base must allow RL
  *   at the rank ({@link assertRlTunable}); `trainingConfig.outputModel` is a model name of the account
  *   that does not exist yet (the job creates it);
+ * - `mcpServer`, when given, is an http(s) URL ({@link checkMcpServerUrl});
  * - defaults: `chunkSize` 200, `nodeCount` 1, `trainingConfig.loraRank` 8 (a warm start's own rank);
  *   `jobProgress` starts at zero; `createdBy` is the caller's e-mail.
  */
@@ -108,6 +125,8 @@ export async function applyReinforcementFineTuningJobCreateRules(
       throw invalidArgument(`trainingConfig.outputModel ${outputModel} already exists; the job creates its output model`, { field: 'trainingConfig.outputModel', reason: 'ALREADY_EXISTS' });
     }
   }
+
+  if (job.mcpServer !== undefined && job.mcpServer !== '') checkMcpServerUrl(job.mcpServer);
 
   if (job.chunkSize === undefined) job.chunkSize = chunkSizeLimits.default;
   if (job.nodeCount === undefined) job.nodeCount = nodeCountDefault;

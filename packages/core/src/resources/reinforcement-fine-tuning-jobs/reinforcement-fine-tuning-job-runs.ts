@@ -57,6 +57,9 @@ export interface RftRunRecord {
   /** The add-on model serving `checkpoint` to the rollouts (deployed on `deployment`), and the step it holds. */
   policyModel?: string;
   policyStep?: number;
+  /** MCP tool calls of the committed steps' rollouts and how many failed (jobs with `mcpServer`). */
+  toolCalls?: number;
+  failedToolCalls?: number;
   /** Set when the early stopping rule ended the training: the job ends EARLY_STOPPED rather than COMPLETED. */
   earlyStopped?: boolean;
 }
