@@ -7,6 +7,7 @@ import { kvTests, outboxTests, transactionTests } from './storage-contract/other
 import { blobStoreTests, type BlobContractOptions } from './blob-store-contract.js';
 import { queueTests } from './storage-contract/queue.js';
 import { resourceTests } from './storage-contract/resources.js';
+import { uploadPlanTests } from './storage-contract/upload-plans.js';
 
 export { contractDeclarations } from './storage-contract/listing.js';
 
@@ -25,7 +26,8 @@ export interface StorageUnderTest {
  * whatever a fresh consumer finds first. Uses short real leases and ttls (50–400 ms) and no fake
  * clock. Covers every port and every code the port documents, the concurrency promises (one winner
  * among concurrent creates, no lost etag-checked update, no job claimed twice, exact concurrent
- * increments, invariant locks and the last-admin rule under races, AIP-154 etags through a resource service), AIP-160 filters of every kind and field type, orderings with nulls, keyset paging and
+ * increments, invariant locks and the last-admin rule under races, AIP-154 etags through a resource service,
+ * no upload announcement lost among concurrent ones), AIP-160 filters of every kind and field type, orderings with nulls, keyset paging and
  * transactions; the blob-store contract (`describeBlobStoreContract`) runs on `storage.blobs` with `options.blobs`.
  */
 export function describeStorageContract(name: string, factory: () => Promise<StorageUnderTest>, options: { readonly blobs?: BlobContractOptions } = {}): void {
@@ -51,5 +53,6 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
     transactionTests(storage);
     invariantTests(storage);
     etagTests(storage);
+    uploadPlanTests(storage);
   });
 }

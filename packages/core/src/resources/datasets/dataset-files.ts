@@ -4,6 +4,7 @@ import { assertEmptyBody, compileValidator } from '../../validation/schema-valid
 import type { ResourceEnvironment } from '../common/resource-environment.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { SignedFileUrls, type SignedFileRequest, type SignedMethod } from '../common/signed-file-urls.js';
+import { deleteUploadPlan, mergeUploadPlan, readUploadPlan } from '../common/upload-plans.js';
 import { blobDownloadAnswer, type DownloadRequest } from '../../api/blob-download.js';
 import type { BinaryAnswer, MultipartFileBody, StreamAnswer, StreamedRequestBody } from '../../api/route-spec.js';
 import { JsonlRowChecker, malformedRowSampleLimit, type JsonlRowCount } from './dataset-rows.js';
@@ -35,10 +36,6 @@ export interface DatasetFileOptions {
 }
 
 export type { SignedFileRequest, SignedMethod };
-
-interface UploadPlan {
-  readonly files: Record<string, number>;
-}
 
 /**
  * The dataset upload flow of the reference API, served by the gateway itself:
@@ -72,20 +69,12 @@ export class DatasetFileService {
     this.urls.verify(request);
   }
 
-  private planKey(dataset: string): string {
-    return `berth:dataset-upload:${dataset}`;
-  }
-
   private blobKey(dataset: string, filename: string): string {
     return `datasets/${dataset.slice('accounts/'.length)}/${filename}`;
   }
 
   private async requireState(ctx: RequestContext, dataset: string, state: 'UPLOADING' | 'READY'): Promise<Dataset> {
-    const found = await this.datasets.resources.getStored(ctx, dataset);
-    if (found.data.state !== state) {
-      throw failedPrecondition(`dataset ${dataset} is ${found.data.state}; this needs it ${state}`, { reason: 'DATASET_STATE' });
-    }
-    return found.data;
+    return requireDatasetState(dataset, (await this.datasets.resources.getStored(ctx, dataset)).data, state);
   }
 
   async getUploadEndpoint(ctx: RequestContext, dataset: string, body: unknown): Promise<{ filenameToSignedUrls: Record<string, string> }> {
@@ -101,10 +90,13 @@ export class DatasetFileService {
       if (size < 1 || size > this.maxFileBytes) throw invalidArgument(`file ${name}: size must be 1 to ${this.maxFileBytes} bytes`, { field: 'filenameToSize' });
       files[name] = size;
     }
-    await this.requireState(ctx, dataset, 'UPLOADING');
-    const previous = (await this.env.storage.kv.get(ctx, this.planKey(dataset))) as UploadPlan | undefined;
-    const plan: UploadPlan = { files: { ...(previous?.files ?? {}), ...files } };
-    await this.env.storage.kv.set(ctx, this.planKey(dataset), { files: plan.files });
+    // The plan changes in the dataset's transaction, under its row lock: concurrent announcements of one
+    // dataset run one after another and each merges what the previous ones wrote.
+    await this.datasets.resources.mutate(ctx, dataset, async (data, txCtx) => {
+      requireDatasetState(dataset, data, 'UPLOADING');
+      await mergeUploadPlan(txCtx, this.env.storage.resources, dataset, files);
+      return data;
+    });
     return { filenameToSignedUrls: Object.fromEntries(names.map((n) => [n, this.signedUrl(dataset, n, 'PUT')])) };
   }
 
@@ -117,7 +109,7 @@ export class DatasetFileService {
   async putFile(ctx: RequestContext, request: SignedFileRequest, upload: StreamedRequestBody, contentType: string): Promise<void> {
     if (request.method !== 'PUT') throw permissionDenied('this URL is not an upload URL');
     this.verify(request);
-    const plan = (await this.env.storage.kv.get(ctx, this.planKey(request.resource))) as UploadPlan | undefined;
+    const plan = await readUploadPlan(ctx, this.env.storage.resources, request.resource);
     const size = plan?.files[request.filename];
     if (size === undefined) throw notFound(`${request.resource}/files/${request.filename}`);
     const wrongSize = (got: number) => invalidArgument(`file ${request.filename} has ${got} bytes; ${size} were announced`);
@@ -159,7 +151,7 @@ export class DatasetFileService {
     this.datasets.resources.authorizeName(ctx, dataset, 'update');
     assertEmptyBody(body);
     const data = await this.requireState(ctx, dataset, 'UPLOADING');
-    const plan = (await this.env.storage.kv.get(ctx, this.planKey(dataset))) as UploadPlan | undefined;
+    const plan = await readUploadPlan(ctx, this.env.storage.resources, dataset);
     const files = Object.entries(plan?.files ?? {});
     if (files.length === 0) throw failedPrecondition(`dataset ${dataset} has no announced files: call :getUploadEndpoint first`);
     const counts: JsonlRowCount[] = [];
@@ -225,7 +217,7 @@ export class DatasetFileService {
       malformedRowCount: sum((c) => c.malformedRows),
       malformedRows: counts.flatMap((c) => c.malformedSamples).slice(0, malformedRowSampleLimit),
     });
-    await this.env.storage.kv.delete(ctx, this.planKey(dataset));
+    await deleteUploadPlan(ctx, this.env.storage.resources, dataset);
   }
 
   async getDownloadEndpoint(ctx: RequestContext, dataset: string, body: unknown): Promise<{ filenameToSignedUrls: Record<string, string> }> {
@@ -236,6 +228,12 @@ export class DatasetFileService {
     const keys = await this.env.storage.blobs.list(ctx, prefix);
     return { filenameToSignedUrls: Object.fromEntries(keys.map((k) => [k.slice(prefix.length), this.signedUrl(dataset, k.slice(prefix.length), 'GET')])) };
   }
+}
+
+/** The dataset, when it is in `state`; FAILED_PRECONDITION (DATASET_STATE) otherwise. */
+function requireDatasetState(name: string, data: Dataset, state: 'UPLOADING' | 'READY'): Dataset {
+  if (data.state !== state) throw failedPrecondition(`dataset ${name} is ${data.state}; this needs it ${state}`, { reason: 'DATASET_STATE' });
+  return data;
 }
 
 /** The row checker of a dataset file: `.jsonl` files are checked, other files are kept as they are. */

@@ -3,7 +3,9 @@ import { authorize } from '../../auth/permissions.js';
 import { assertValidId } from '../../names/resource-name.js';
 import { compileValidator } from '../../validation/schema-validator.js';
 import { crudService } from '../common/crud-service.js';
+import type { PreconditionOptions } from '../common/resource-service.js';
 import { assertTransition } from '../common/state-machine.js';
+import { deleteUploadPlan } from '../common/upload-plans.js';
 import { datasetDefinition } from './dataset-definition.js';
 import { applyDatasetCreateRules, checkDerivationRequest, datasetNameOf, int64Count, type DatasetDerivation } from './dataset-rules.js';
 import { createDatasetRequestSchema, type CreateDatasetRequest, type Dataset } from './dataset-schema.js';
@@ -24,9 +26,9 @@ export interface DatasetReadyInfo {
 /**
  * Datasets used for training and batch inference: get, list and delete as the definition makes them;
  * create takes the request wrapper `{dataset, datasetId, sourceDatasetId, filter}`; `markReady` ends an
- * upload. There is no update (the API has none).
+ * upload; delete also forgets an upload in progress. There is no update (the API has none).
  */
-export class DatasetService extends crudService(datasetDefinition, ['get', 'list', 'delete']) {
+export class DatasetService extends crudService(datasetDefinition, ['get', 'list']) {
 
   /**
    * Creates a dataset from the whole request body. The wrapper is strict (unknown keys are
@@ -59,6 +61,12 @@ export class DatasetService extends crudService(datasetDefinition, ['get', 'list
     };
     applyDatasetCreateRules(record, { createdBy: ctx.principal?.email, derivation });
     return this.resources.insert(ctx, record);
+  }
+
+  /** Deletes the dataset and the record of its upload in progress, so a new dataset of the name starts empty. */
+  async delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
+    await this.resources.delete(ctx, name, options);
+    await deleteUploadPlan(ctx, this.resources.env.storage.resources, name);
   }
 
   /**

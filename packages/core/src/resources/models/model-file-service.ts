@@ -9,9 +9,8 @@ import type { ResourceEnvironment } from '../common/resource-environment.js';
 import type { GatewaySecrets } from '../common/secrets.js';
 import { SignedFileUrls, type SignedFileRequest } from '../common/signed-file-urls.js';
 import { assertTransition } from '../common/state-machine.js';
-import {
-  checkModelFileName, deleteModelUploadPlan, listModelFiles, modelFileKey, modelUploadPlanName, quotedFileName,
-} from './model-files.js';
+import { deleteUploadPlan, mergeUploadPlan, readUploadPlan, type UploadPlan } from '../common/upload-plans.js';
+import { checkModelFileName, listModelFiles, modelFileKey, quotedFileName } from './model-files.js';
 import type { Model } from './model-schema.js';
 import type { ModelService } from './model-service.js';
 import { modelStateMachine } from './model-state-machine.js';
@@ -51,11 +50,6 @@ const validateUploadRequest = compileValidator(
   },
   'request body',
 );
-
-/** The files announced by `:getUploadEndpoint`, with their sizes. */
-interface UploadPlan {
-  readonly files: Record<string, number>;
-}
 
 /** Kinds whose files Berth checks and serves. */
 const uploadKinds = new Set(['HUB_BASE_MODEL', 'HUB_PEFT_ADDON', 'HUB_TEFT_ADDON']);
@@ -119,21 +113,18 @@ export class ModelFileService {
     // The plan changes under the model's row lock, in the model's transaction: concurrent announcements
     // of one model run one after another and each merges what the previous ones wrote.
     await this.models.resources.mutate(ctx, name, async (model, txCtx) => {
-      const previous = await this.env.storage.resources.get(txCtx, modelUploadPlanName(name));
-      const merged = { ...((previous?.data as UploadPlan | undefined)?.files ?? {}), ...files };
-      if (Object.keys(merged).length > maxModelFiles) throw invalidArgument(`a model may hold at most ${maxModelFiles} files`, { field: 'filenameToSize' });
-      const total = Object.values(merged).reduce((sum, size) => sum + size, 0);
-      if (total > this.maxModelBytes) {
-        throw invalidArgument(`the model's announced files total ${total} bytes, more than the ${this.maxModelBytes} a model may hold`, { field: 'filenameToSize' });
-      }
+      await mergeUploadPlan(txCtx, this.env.storage.resources, name, files, ({ files: merged }) => {
+        if (Object.keys(merged).length > maxModelFiles) throw invalidArgument(`a model may hold at most ${maxModelFiles} files`, { field: 'filenameToSize' });
+        const total = Object.values(merged).reduce((sum, size) => sum + size, 0);
+        if (total > this.maxModelBytes) {
+          throw invalidArgument(`the model's announced files total ${total} bytes, more than the ${this.maxModelBytes} a model may hold`, { field: 'filenameToSize' });
+        }
+      });
       if (model.state !== 'UPLOADING') {
         checkUploadable(name, model, stored);
         model.state = 'UPLOADING';
         delete model.status;
       }
-      const plan: UploadPlan = { files: merged };
-      if (previous) await this.env.storage.resources.update(txCtx, modelUploadPlanName(name), { ...plan }, previous.etag);
-      else await this.env.storage.resources.create(txCtx, modelUploadPlanName(name), { ...plan });
       return model;
     });
     return { filenameToSignedUrls: Object.fromEntries(names.map((fileName) => [fileName, this.urls.url(name, fileName, 'PUT')])) };
@@ -230,13 +221,13 @@ export class ModelFileService {
       applyFacts(current, facts);
       return current;
     });
-    await deleteModelUploadPlan(ctx, this.env.storage.resources, name);
+    await deleteUploadPlan(ctx, this.env.storage.resources, name);
     return {};
   }
 
   /** The files announced for a model's upload in progress, or undefined when none is. */
   private async uploadPlan(ctx: RequestContext, name: string): Promise<UploadPlan | undefined> {
-    return (await this.env.storage.resources.get(ctx, modelUploadPlanName(name)))?.data as UploadPlan | undefined;
+    return readUploadPlan(ctx, this.env.storage.resources, name);
   }
 
   /** The announced files, each checked to be stored with its announced size. */

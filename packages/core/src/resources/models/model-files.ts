@@ -1,7 +1,7 @@
-import { Code, invalidArgument, isGatewayError } from '../../errors/index.js';
+import { invalidArgument } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { parseResourceName } from '../../names/resource-name.js';
-import type { BlobObject, BlobStore, ResourceStore } from '../../ports/storage.js';
+import type { BlobObject, BlobStore } from '../../ports/storage.js';
 
 /**
  * Where a model's files live in the blob store, and which file names a model may hold.
@@ -48,24 +48,6 @@ export function checkModelFileName(fileName: string, field = 'filenameToSize'): 
     if (!segmentPattern.test(segment)) throw bad('each path segment must be 1–200 letters, digits, ".", "_" or "-"');
   }
   return fileName;
-}
-
-/**
- * The record of a model's upload in progress (the files `:getUploadEndpoint` announced, `{files: {name:
- * size}}`), kept in the resource store under the model (`<model>/uploadPlans/current`, a collection no
- * route serves or lists) so announcements change it in the model's storage transaction.
- */
-export function modelUploadPlanName(modelName: string): string {
-  return `${modelName}/uploadPlans/current`;
-}
-
-/** Forgets a model's upload plan (none is fine). */
-export async function deleteModelUploadPlan(ctx: RequestContext, resources: ResourceStore, modelName: string): Promise<void> {
-  try {
-    await resources.delete(ctx, modelUploadPlanName(modelName));
-  } catch (error) {
-    if (!isGatewayError(error) || error.code !== Code.NOT_FOUND) throw error;
-  }
 }
 
 /** `models/<account>/<modelId>/`: the prefix every file of the model is stored under. */

@@ -6,7 +6,8 @@ import type { CheckedFilter } from '../../listing/filter/ast.js';
 import { crudService } from '../common/crud-service.js';
 import { storedOf } from '../common/resource-environment.js';
 import type { PreconditionOptions } from '../common/resource-service.js';
-import { deleteModelFiles, deleteModelUploadPlan } from './model-files.js';
+import { deleteUploadPlan } from '../common/upload-plans.js';
+import { deleteModelFiles } from './model-files.js';
 import { modelDefinition } from './model-definition.js';
 import type { Model } from './model-schema.js';
 
@@ -54,7 +55,7 @@ export class ModelService extends crudService(modelDefinition, ['create', 'list'
   async delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
     await this.resources.delete(ctx, name, options);
     await deleteModelFiles(ctx, this.resources.env.storage.blobs, name);
-    await deleteModelUploadPlan(ctx, this.resources.env.storage.resources, name);
+    await deleteUploadPlan(ctx, this.resources.env.storage.resources, name);
   }
 
   async get(ctx: RequestContext, name: string, readMask?: string): Promise<Model> {
