@@ -16,13 +16,16 @@ import { printTable } from '../lib/load.js';
  *     safetensors file generated on the fly), `:validateUpload`, `:getDownloadEndpoint`, the signed GET read
  *     to the end; the gateway runs in its own process;
  * (a) and (b) alternate in paired rounds (order swapped every round); each pair gives a ratio, and the
- * median ratio is reported. Target: ≥ 0.8 × for upload and for download.
+ * median ratio is reported. Target: ≥ 0.8 × for upload and for download. Each round also reports the CPU
+ * time the store's work took: this process's for (a), the gateway process's for (b) (the client's is not
+ * counted), which a loaded machine disturbs far less than the wall-clock ratio.
  * (c) the gateway's RSS, sampled from /proc every 25 ms, during the upload and the download of one
  *     BENCH_BIG_BYTES file (default 2 GiB). Target: flat (peak growth far below the file, reported).
  * Files are generated as they are sent, never stored in the repository; everything is deleted afterwards.
  *
  * Environment: BENCH_FILE_BYTES (S, default 256 MiB), BENCH_ROUNDS (default 3), BENCH_BIG_BYTES (default
- * 2 GiB; 0 skips (c)), BENCH_DIR (parent of the blob directory, default the OS temp directory).
+ * 2 GiB; 0 skips (c)), BENCH_DIR (parent of the blob directory, default the OS temp directory),
+ * BENCH_NODE_OPTIONS (Node options for the gateway process, e.g. `--cpu-prof --cpu-prof-dir=DIR`).
  */
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const fileBytes = Number(process.env.BENCH_FILE_BYTES ?? 256 * 1024 ** 2);
@@ -69,20 +72,46 @@ async function* asAsync(chunks: Iterable<Uint8Array>): AsyncIterable<Uint8Array>
   yield* chunks;
 }
 
+/** Wall-clock and CPU milliseconds of one direction. */
+interface Timed {
+  readonly upMs: number;
+  readonly downMs: number;
+  /** CPU of the process doing the store's work (this one for (a), the gateway's for (b)), all its threads. */
+  readonly upCpuMs: number;
+  readonly downCpuMs: number;
+}
+
+/** CPU time of this process so far (user + system, every thread), in ms. */
+const ownCpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/** CPU time of another process so far (utime + stime from /proc, every thread), in ms (10 ms steps). */
+function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 /** (a): the same bytes written and read back on the store directly. */
-async function direct(store: FilesystemBlobStore, key: string, size: number): Promise<{ upMs: number; downMs: number }> {
+async function direct(store: FilesystemBlobStore, key: string, size: number): Promise<Timed> {
   const started = performance.now();
+  const cpuStart = ownCpuMs();
   const written = await store.putStream(ctx, key, asAsync(safetensorsChunks(size)), 'application/octet-stream');
   const upMs = performance.now() - started;
+  const upCpuMs = ownCpuMs() - cpuStart;
   if (written !== size) throw new Error(`direct write stored ${written} of ${size} bytes`);
   const readStart = performance.now();
+  const readCpu = ownCpuMs();
   const stream = await store.getStream(ctx, key);
   let read = 0;
   for await (const chunk of stream!.body) read += chunk.byteLength;
   const downMs = performance.now() - readStart;
+  const downCpuMs = ownCpuMs() - readCpu;
   if (read !== size) throw new Error(`direct read ${read} of ${size} bytes`);
   await store.delete(ctx, key);
-  return { upMs, downMs };
+  return { upMs, downMs, upCpuMs, downCpuMs };
 }
 
 interface Gateway {
@@ -139,9 +168,10 @@ function getCounted(url: string): Promise<number> {
 const config = new TextEncoder().encode(JSON.stringify({ model_type: 'llama', architectures: ['LlamaForCausalLM'] }));
 
 /** (b): the upload flow and the download flow through the gateway, each timed from its first request to its last byte. */
-async function throughGateway(g: Gateway, id: string, size: number, during?: { upload: () => void; download: () => void }): Promise<{ upMs: number; downMs: number }> {
+async function throughGateway(g: Gateway, id: string, size: number, during?: { upload: () => void; download: () => void }): Promise<Timed> {
   await api(g, 'POST', '/models', { modelId: id, model: { kind: 'HUB_BASE_MODEL', baseModelDetails: { checkpointFormat: 'HUB', hubFiles: ['config.json', 'model.safetensors'] } } });
   const started = performance.now();
+  const cpuStart = processCpuMs(g.child.pid);
   during?.upload();
   const { filenameToSignedUrls: up } = await api<{ filenameToSignedUrls: Record<string, string> }>(g, 'POST', `/models/${id}:getUploadEndpoint`, {
     filenameToSize: { 'config.json': String(config.byteLength), 'model.safetensors': String(size) },
@@ -151,14 +181,17 @@ async function throughGateway(g: Gateway, id: string, size: number, during?: { u
   await putStreamed(up['model.safetensors']!, size);
   await api(g, 'GET', `/models/${id}:validateUpload`);
   const upMs = performance.now() - started;
+  const upCpuMs = processCpuMs(g.child.pid) - cpuStart;
   const readStart = performance.now();
+  const readCpu = processCpuMs(g.child.pid);
   during?.download();
   const { filenameToSignedUrls: down } = await api<{ filenameToSignedUrls: Record<string, string> }>(g, 'GET', `/models/${id}:getDownloadEndpoint`);
   const read = await getCounted(down['model.safetensors']!);
   const downMs = performance.now() - readStart;
+  const downCpuMs = processCpuMs(g.child.pid) - readCpu;
   if (read !== size) throw new Error(`gateway download read ${read} of ${size} bytes`);
   await api(g, 'DELETE', `/models/${id}`);
-  return { upMs, downMs };
+  return { upMs, downMs, upCpuMs, downCpuMs };
 }
 
 /** RSS of a process now, in bytes (Linux /proc). */
@@ -181,13 +214,14 @@ export async function runModelFilesBenchmark(): Promise<{ uploadRatio: number; d
     await direct(store, 'bench/warmup', 8 * 1024 * 1024);
     await throughGateway(g, 'warmup', 8 * 1024 * 1024);
     const rows: Array<Array<string | number>> = [];
+    const cpuRows: Array<Array<string | number>> = [];
     const upRatios: number[] = [];
     const downRatios: number[] = [];
     for (let round = 0; round < rounds; round += 1) {
       const runDirect = () => direct(store, `bench/round-${round}`, fileBytes);
       const runGateway = () => throughGateway(g, `round-${round}`, fileBytes);
-      let d: { upMs: number; downMs: number };
-      let w: { upMs: number; downMs: number };
+      let d: Timed;
+      let w: Timed;
       if (round % 2 === 0) {
         d = await runDirect();
         w = await runGateway();
@@ -200,9 +234,12 @@ export async function runModelFilesBenchmark(): Promise<{ uploadRatio: number; d
       rows.push([round + 1, round % 2 === 0 ? 'direct first' : 'gateway first',
         mbPerSecond(fileBytes, d.upMs).toFixed(0), mbPerSecond(fileBytes, w.upMs).toFixed(0), (d.upMs / w.upMs).toFixed(2),
         mbPerSecond(fileBytes, d.downMs).toFixed(0), mbPerSecond(fileBytes, w.downMs).toFixed(0), (d.downMs / w.downMs).toFixed(2)]);
+      cpuRows.push([round + 1, d.upCpuMs.toFixed(0), w.upCpuMs.toFixed(0), d.downCpuMs.toFixed(0), w.downCpuMs.toFixed(0)]);
     }
     console.log(`\nmodel-files benchmark: ${rounds} paired rounds of ${mib(fileBytes)} MiB, filesystem blob store (${blobDir}), Node ${process.version}; load average ${loadBefore.toFixed(1)} at start on ${availableParallelism()} cores`);
     printTable(['round', 'order', 'direct up MB/s', 'gateway up MB/s', 'up ×', 'direct down MB/s', 'gateway down MB/s', 'down ×'], rows);
+    console.log(`\nCPU time of the process doing the store's work, every thread (direct: this process; gateway: the gateway's, from /proc, 10 ms steps), ms per ${mib(fileBytes)} MiB`);
+    printTable(['round', 'direct up', 'gateway up', 'direct down', 'gateway down'], cpuRows);
     const uploadRatio = median(upRatios);
     const downloadRatio = median(downRatios);
     console.log(`median ratio: upload ${uploadRatio.toFixed(2)} ×, download ${downloadRatio.toFixed(2)} × (target ≥ 0.8 ×: ${uploadRatio >= 0.8 && downloadRatio >= 0.8 ? 'met' : 'MISSED'})`);
