@@ -34,7 +34,9 @@ interface InputDocument {
   contractVersion: number;
   step: number;
   baseModel: string;
-  hyperparameters: { learningRate: number; loraRank: number };
+  hyperparameters: { learningRate: number; loraRank: number } & Record<string, unknown>;
+  tracker: Record<string, string> | null;
+  objectStore: Record<string, string> | null;
   nodeCount: number;
   from: null | { step: number; files: { path: string; sizeBytes: number; sha256: string; url: string }[] };
   groups: { rowIndex: number; rollouts: { completion: string; reward?: number }[] }[];
@@ -82,12 +84,14 @@ async function startFakeCluster(gatewayUrl: () => string) {
   const uploaded = new Map<string, string>();
   const containerErrors: string[] = [];
   const deletes: string[] = [];
+  const documents: InputDocument[] = [];
   const key = (plural: string, namespace: string, name: string) => `${plural}/${namespace}/${name}`;
 
   /** The trainer container of the contract, run once per applied Job. */
   const runContainer = async (job: Manifest, env: ContainerEnv, behaviour: Behaviour): Promise<void> => {
     const onGateway = (url: string) => url.replace('http://berth.berth.svc.cluster.local:8080', gatewayUrl());
     const spec = (await (await fetch(onGateway(env.BERTH_TRAIN_SPEC_URL!))).json()) as InputDocument;
+    documents.push(spec);
     if (spec.contractVersion !== 1) throw new Error(`unknown contract version ${spec.contractVersion}`);
     let weight = 0;
     if (spec.from) {
@@ -140,12 +144,13 @@ async function startFakeCluster(gatewayUrl: () => string) {
         return json(200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [
           { name: 'services', namespaced: true, kind: 'Service', verbs: ['delete', 'list', 'patch'] },
           { name: 'pods', namespaced: true, kind: 'Pod', verbs: ['list'] },
+          { name: 'secrets', namespaced: true, kind: 'Secret', verbs: ['delete', 'patch'] },
         ] });
       }
       if (req.method === 'GET' && url.pathname === '/apis/batch/v1') {
         return json(200, { kind: 'APIResourceList', groupVersion: 'batch/v1', resources: [{ name: 'jobs', namespaced: true, kind: 'Job', verbs: ['delete', 'list', 'patch'] }] });
       }
-      const match = /^\/(?:api\/v1|apis\/batch\/v1)\/namespaces\/([^/]+)\/(jobs|services|pods)(?:\/([^/]+))?$/.exec(url.pathname);
+      const match = /^\/(?:api\/v1|apis\/batch\/v1)\/namespaces\/([^/]+)\/(jobs|services|pods|secrets)(?:\/([^/]+))?$/.exec(url.pathname);
       if (!match) return json(404, { kind: 'Status', code: 404, message: 'not found' });
       const [, namespace, plural, name] = match as unknown as [string, string, string, string | undefined];
       if (req.method === 'PATCH' && name && body) {
@@ -204,6 +209,7 @@ async function startFakeCluster(gatewayUrl: () => string) {
     uploaded,
     containerErrors,
     deletes,
+    documents,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -298,6 +304,49 @@ describe('accelerator trainers: a training step as a Kubernetes Job of the train
     await trainer.discard(ctx, job, second.checkpoint);
     const again = await trainer.step(ctx, stepInput(2, first.checkpoint));
     expect(again).toEqual(second);
+  });
+
+  it('passes the hyper-parameters, the tracker (its API key only through the job\'s Secret) and the object store to the container', async () => {
+    const { cluster, trainer } = await start('gpux');
+    const ctx = systemContext('test');
+    const apiKey = 'tracker-secret-key-0042';
+    const hyperparameters = { learningRate: 0.5, loraRank: 8, lossMethod: 'GRPO', batchSize: 4096, gradientAccumulationSteps: 2, learningRateWarmupSteps: 3, optimizerWeightDecay: 0.01 };
+    const step = await trainer.step(ctx, stepInput(1, undefined, {
+      hyperparameters,
+      tracker: { apiKey, project: 'harbor', runId: 'r1' },
+      objectStore: { credentialsSecret: 'acme-bucket', iamRoleArn: 'arn:aws:iam::123456789012:role/trainer' },
+    }));
+    expect(cluster.containerErrors).toEqual([]);
+    expect(step.checkpoint.step).toBe(1);
+    // The key is in the Secret only: not in the Job, not in the input document the container reads.
+    const secret = cluster.patches.find((p) => p.kind === 'Secret') as unknown as { metadata: { name: string }; stringData: Record<string, string> };
+    expect(secret.stringData).toEqual({ 'tracker-api-key': apiKey });
+    const applied = cluster.patches.find((p) => p.kind === 'Job')!;
+    expect(JSON.stringify(applied)).not.toContain(apiKey);
+    expect(cluster.patches.indexOf(secret as unknown as Manifest)).toBeLessThan(cluster.patches.indexOf(applied));
+    const container = (applied.spec as { template: { spec: { containers: { env: { name: string; value?: string; valueFrom?: unknown }[] }[] } } }).template.spec.containers[0]!;
+    expect(container.env.find((e) => e.name === 'BERTH_TRAIN_TRACKER_API_KEY')).toEqual({
+      name: 'BERTH_TRAIN_TRACKER_API_KEY', valueFrom: { secretKeyRef: { name: secret.metadata.name, key: 'tracker-api-key' } },
+    });
+    expect(Object.fromEntries(container.env.map((e) => [e.name, e.value]))).toMatchObject({
+      BERTH_TRAIN_HP_LEARNING_RATE: '0.5', BERTH_TRAIN_HP_BATCH_SIZE: '4096', BERTH_TRAIN_HP_GRADIENT_ACCUMULATION_STEPS: '2', BERTH_TRAIN_HP_LEARNING_RATE_WARMUP_STEPS: '3',
+      BERTH_TRAIN_HP_OPTIMIZER_WEIGHT_DECAY: '0.01', BERTH_TRAIN_TRACKER_PROJECT: 'harbor', BERTH_TRAIN_TRACKER_RUN_ID: 'r1',
+      BERTH_TRAIN_OBJECT_STORE_ROLE_ARN: 'arn:aws:iam::123456789012:role/trainer', BERTH_TRAIN_OBJECT_STORE_CREDENTIALS_DIR: '/var/run/berth/object-store',
+    });
+    const document = cluster.documents.at(-1)!;
+    expect(document.hyperparameters).toEqual(hyperparameters);
+    expect(document.tracker).toEqual({ project: 'harbor', runId: 'r1' });
+    expect(document.objectStore).toEqual({ credentialsSecret: 'acme-bucket', iamRoleArn: 'arn:aws:iam::123456789012:role/trainer' });
+    expect(JSON.stringify(document)).not.toContain(apiKey);
+    // The Secret goes with the job's checkpoints.
+    expect([...cluster.objects.keys()]).toContain(`secrets/training/${secret.metadata.name}`);
+    await trainer.discard(ctx, job);
+    expect([...cluster.objects.keys()]).not.toContain(`secrets/training/${secret.metadata.name}`);
+    // A credentials Secret of another account is refused before anything is applied.
+    const patches = cluster.patches.length;
+    await expect(trainer.step(ctx, stepInput(2, step.checkpoint, { objectStore: { credentialsSecret: 'globex-bucket' } })))
+      .rejects.toMatchObject({ code: 'INVALID_ARGUMENT', reason: 'TRAINER_INPUT_REFUSED' });
+    expect(cluster.patches.length).toBe(patches);
   });
 
   it('follows the Job of a step that already runs instead of applying it again (two callers of one step)', async () => {

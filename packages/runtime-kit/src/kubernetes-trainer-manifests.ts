@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JsonObject, LaunchProfile } from '@berth/core';
+import type { JsonObject, LaunchProfile, TrainerHyperparameters, TrainerObjectStore, TrainerTracker } from '@berth/core';
 import { berthLabels, type KubernetesManifest } from './kubernetes-manifests.js';
 
 export const trainerLabels = {
@@ -12,6 +12,11 @@ export const trainerAnnotations = {
   job: 'berth.dev/training-job',
   acceleratorType: 'berth.dev/accelerator-type',
 } as const;
+
+/** Key of the tracker's API key in the job's Secret ({@link trainerSecretName}). */
+export const trackerApiKeySecretKey = 'tracker-api-key';
+/** Where the job's `objectStoreConfig.credentialsSecret` is mounted in the trainer container. */
+export const objectStoreCredentialsPath = '/var/run/berth/object-store';
 
 /** Port on which node 0 of a multi-node step accepts the other nodes (`BERTH_TRAIN_COORDINATOR`). */
 export const trainerCoordinatorPort = 29500;
@@ -29,6 +34,12 @@ export interface TrainerJobRequest {
   readonly acceleratorCount: number;
   /** Nodes (pods) training together: an Indexed Job with one pod per node. */
   readonly nodeCount: number;
+  /** Passed as `BERTH_TRAIN_HP_*` variables (all but `jinjaTemplate`, which only the input document carries). */
+  readonly hyperparameters?: TrainerHyperparameters;
+  /** `BERTH_TRAIN_TRACKER_*`; the API key through the job's Secret, never in the manifest. */
+  readonly tracker?: TrainerTracker;
+  /** The credentials Secret mounted read-only at {@link objectStoreCredentialsPath}; the role in `BERTH_TRAIN_OBJECT_STORE_ROLE_ARN`. */
+  readonly objectStore?: TrainerObjectStore;
 }
 
 export interface TrainerJobOptions {
@@ -61,9 +72,65 @@ export function trainerJobName(job: string, step: number): string {
   return `berth-train-${trainingJobLabelValue(job)}-${step}`;
 }
 
+/** Name of the Secret holding a fine-tuning job's secrets (the tracker's API key), shared by its steps. */
+export function trainerSecretName(job: string): string {
+  return `berth-train-${trainingJobLabelValue(job)}`;
+}
+
+/** `learningRate` → `BERTH_TRAIN_HP_LEARNING_RATE`. */
+export function hyperparameterEnvName(key: string): string {
+  return `BERTH_TRAIN_HP_${key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;
+}
+
+/** The hyper-parameters as the container's environment (strings; `jinjaTemplate` left to the input document). */
+function hyperparameterEnv(hp: TrainerHyperparameters | undefined): Record<string, string> {
+  if (!hp) return {};
+  return Object.fromEntries(Object.entries(hp).flatMap(([key, value]) =>
+    (key === 'jinjaTemplate' || value === undefined ? [] : [[hyperparameterEnvName(key), String(value)]])));
+}
+
+/**
+ * The Secret of a fine-tuning job's steps: the tracker's API key (`stringData`, so the API server encodes
+ * it). Undefined when the job has no secret to pass.
+ */
+export function renderTrainerSecret(
+  request: Pick<TrainerJobRequest, 'job' | 'tracker'>, options: Pick<TrainerJobOptions, 'vendor' | 'namespace' | 'labels'>,
+): (KubernetesManifest & { readonly type: string; readonly stringData: Readonly<Record<string, string>> }) | undefined {
+  const apiKey = request.tracker?.apiKey;
+  if (apiKey === undefined || apiKey === '') return undefined;
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: trainerSecretName(request.job),
+      namespace: options.namespace,
+      labels: {
+        ...options.labels,
+        'app.kubernetes.io/name': 'berth-trainer',
+        [berthLabels.managedBy]: 'berth',
+        [berthLabels.component]: 'trainer',
+        [berthLabels.vendor]: options.vendor,
+        [trainerLabels.job]: trainingJobLabelValue(request.job),
+      },
+      annotations: { [trainerAnnotations.job]: request.job },
+    },
+    type: 'Opaque',
+    stringData: { [trackerApiKeySecretKey]: apiKey },
+  };
+}
+
 /** The label selector of one step's objects. */
 export function trainerStepSelector(job: string, step: number): string {
   return `${trainerLabels.job}=${trainingJobLabelValue(job)},${trainerLabels.step}=${step}`;
+}
+
+/** The tracker's settings but its API key (which comes from the job's Secret). */
+function trackerEnv(tracker: TrainerTracker | undefined): Record<string, string> {
+  if (!tracker) return {};
+  const names: Record<string, string | undefined> = {
+    BERTH_TRAIN_TRACKER_PROJECT: tracker.project, BERTH_TRAIN_TRACKER_ENTITY: tracker.entity, BERTH_TRAIN_TRACKER_RUN_ID: tracker.runId, BERTH_TRAIN_TRACKER_URL: tracker.url,
+  };
+  return { BERTH_TRAIN_TRACKER_ENABLED: 'true', ...Object.fromEntries(Object.entries(names).filter((entry): entry is [string, string] => entry[1] !== undefined)) };
 }
 
 /**
@@ -97,8 +164,16 @@ export function renderTrainerJob(request: TrainerJobRequest, options: TrainerJob
     BERTH_TRAIN_ACCELERATOR_COUNT: String(request.acceleratorCount),
     ...(multiNode ? { BERTH_TRAIN_COORDINATOR: `${name}-0.${name}.${options.namespace}.svc:${trainerCoordinatorPort}` } : {}),
     [launch.visibleDevicesEnv]: devices,
+    ...hyperparameterEnv(request.hyperparameters),
+    ...trackerEnv(request.tracker),
+    ...(request.objectStore?.credentialsSecret ? { BERTH_TRAIN_OBJECT_STORE_CREDENTIALS_DIR: objectStoreCredentialsPath } : {}),
+    ...(request.objectStore?.iamRoleArn ? { BERTH_TRAIN_OBJECT_STORE_ROLE_ARN: request.objectStore.iamRoleArn } : {}),
   };
-  const env = Object.entries({ ...launch.env, ...options.env, ...contract }).map(([key, value]) => ({ name: key, value }));
+  const env: JsonObject[] = Object.entries({ ...launch.env, ...options.env, ...contract }).map(([key, value]) => ({ name: key, value }));
+  if (request.tracker?.apiKey) {
+    env.push({ name: 'BERTH_TRAIN_TRACKER_API_KEY', valueFrom: { secretKeyRef: { name: trainerSecretName(request.job), key: trackerApiKeySecretKey } } });
+  }
+  const credentials = request.objectStore?.credentialsSecret;
   const resources: JsonObject = { limits: { [launch.deviceResource]: request.acceleratorCount }, requests: { [launch.deviceResource]: request.acceleratorCount } };
   const job: KubernetesManifest = {
     apiVersion: 'batch/v1',
@@ -127,7 +202,11 @@ export function renderTrainerJob(request: TrainerJobRequest, options: TrainerJob
               env,
               resources,
               ...(multiNode ? { ports: [{ name: 'coordinator', containerPort: trainerCoordinatorPort, protocol: 'TCP' }] } : {}),
-              volumeMounts: [{ name: 'shm', mountPath: '/dev/shm' }, { name: 'scratch', mountPath: '/scratch' }],
+              volumeMounts: [
+                { name: 'shm', mountPath: '/dev/shm' },
+                { name: 'scratch', mountPath: '/scratch' },
+                ...(credentials ? [{ name: 'object-store', mountPath: objectStoreCredentialsPath, readOnly: true }] : []),
+              ],
               terminationMessagePolicy: 'FallbackToLogsOnError',
               ...(options.imagePullPolicy ? { imagePullPolicy: options.imagePullPolicy } : {}),
             },
@@ -135,6 +214,7 @@ export function renderTrainerJob(request: TrainerJobRequest, options: TrainerJob
           volumes: [
             { name: 'shm', emptyDir: { medium: 'Memory' } },
             { name: 'scratch', emptyDir: {} },
+            ...(credentials ? [{ name: 'object-store', secret: { secretName: credentials } }] : []),
           ],
         },
       },

@@ -17,7 +17,9 @@ import {
 } from '@berth/core';
 import type { KubernetesManifest } from './kubernetes-manifests.js';
 import type { KubernetesApi } from './kubernetes-provisioner.js';
-import { renderTrainerJob, trainerJobName, trainerStepSelector, type TrainerJobOptions } from './kubernetes-trainer-manifests.js';
+import {
+  renderTrainerJob, renderTrainerSecret, trainerJobName, trainerSecretName, trainerStepSelector, type TrainerJobOptions,
+} from './kubernetes-trainer-manifests.js';
 
 /** Version of the document a trainer container reads from `BERTH_TRAIN_SPEC_URL` (docs/accelerator-trainers.md). */
 export const trainerContractVersion = 1;
@@ -84,6 +86,30 @@ function stepFailure(input: TrainStepInput, condition: { readonly reason?: strin
 
 const stepFolder = (step: number) => `steps/${step}`;
 
+const secretNamePattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Checks the job's `objectStoreConfig` for a Kubernetes trainer: `credentialsSecret` names a Secret of the
+ * trainer namespace whose name starts with the job's account id and `-` (so one account cannot mount
+ * another's credentials), `iamRoleArn` is an ARN. INVALID_ARGUMENT `TRAINER_INPUT_REFUSED` otherwise (the job fails).
+ */
+export function checkObjectStore(input: Pick<TrainStepInput, 'job' | 'objectStore'>): void {
+  const secret = input.objectStore?.credentialsSecret;
+  const account = input.job.split('/')[1] ?? '';
+  if (secret !== undefined && (!secretNamePattern.test(secret) || secret.length > 253 || !secret.startsWith(`${account}-`))) {
+    throw invalidArgument(
+      `objectStoreConfig.credentialsSecret ${JSON.stringify(secret)} must name a Secret of the trainer namespace whose name starts with "${account}-" (the job's account)`,
+      { field: 'objectStoreConfig.credentialsSecret', reason: 'TRAINER_INPUT_REFUSED' },
+    );
+  }
+  const role = input.objectStore?.iamRoleArn;
+  if (role !== undefined && !/^arn:[^:\s]+:iam::[^:\s]*:role\/\S+$/.test(role)) {
+    throw invalidArgument(`objectStoreConfig.iamRoleArn ${JSON.stringify(role)} is not an IAM role ARN (arn:<partition>:iam::<account>:role/<name>)`, {
+      field: 'objectStoreConfig.iamRoleArn', reason: 'TRAINER_INPUT_REFUSED',
+    });
+  }
+}
+
 /**
  * The accelerator trainer: runs each training step as a Kubernetes Job of the team's trainer container
  * ({@link renderTrainerJob}) on the vendor's accelerators, and reads the checkpoint it uploads.
@@ -136,6 +162,9 @@ export function kubernetesTrainer(options: KubernetesTrainerOptions): Trainer {
       baseModel: input.baseModel,
       baseModelFiles: base ? base.files.map((f) => ({ path: f.path, sizeBytes: f.sizeBytes, sha256: f.sha256, url: absolute(base.signedUrl(f.path, ttlMs / 1000)) })) : [],
       hyperparameters: { ...input.hyperparameters } as JsonObject,
+      // The tracker without its API key (the container reads it from BERTH_TRAIN_TRACKER_API_KEY).
+      tracker: input.tracker ? (Object.fromEntries(Object.entries(input.tracker).filter(([key]) => key !== 'apiKey')) as JsonObject) : null,
+      objectStore: input.objectStore ? ({ ...input.objectStore } as JsonObject) : null,
       nodeCount: input.nodeCount,
       acceleratorType,
       acceleratorCount,
@@ -220,12 +249,18 @@ export function kubernetesTrainer(options: KubernetesTrainerOptions): Trainer {
       // holds the step): follow it. Applying again would change its pod template (the signed URL's expiry
       // differs), which Kubernetes refuses for a Job.
       if (!(await stepJobExists(ctx, input))) {
+        checkObjectStore(input);
         const document = await inputDocument(ctx, input, acceleratorType);
         await files.write(ctx, input.job, `${stepFolder(input.step)}/input.json`, Buffer.from(JSON.stringify(document)), 'application/json');
         const rendered = renderTrainerJob(
-          { job: input.job, step: input.step, specUrl: signed(input.job, `${stepFolder(input.step)}/input.json`, 'GET'), acceleratorType, acceleratorCount, nodeCount: input.nodeCount },
+          {
+            job: input.job, step: input.step, specUrl: signed(input.job, `${stepFolder(input.step)}/input.json`, 'GET'), acceleratorType, acceleratorCount, nodeCount: input.nodeCount,
+            hyperparameters: input.hyperparameters, ...(input.tracker ? { tracker: input.tracker } : {}), ...(input.objectStore ? { objectStore: input.objectStore } : {}),
+          },
           { ...options, namespace },
         );
+        const secret = renderTrainerSecret(input, { ...options, namespace });
+        if (secret) await api.apply(ctx, secret);
         if (rendered.service) await api.apply(ctx, rendered.service);
         await api.apply(ctx, rendered.job).catch(async (error: unknown) => {
           // Lost a race with another instance creating the same Job: follow theirs.
@@ -254,6 +289,7 @@ export function kubernetesTrainer(options: KubernetesTrainerOptions): Trainer {
     async discard(ctx, job, keep) {
       const kept = keep ? [`${stepFolder(keep.step)}/`] : [];
       await files.deleteFiles(ctx, job, kept);
+      await api.delete(ctx, { apiVersion: 'v1', kind: 'Secret', namespace, name: trainerSecretName(job) });
     },
   };
 }

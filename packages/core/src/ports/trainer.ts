@@ -22,11 +22,16 @@ export interface TrainingGroup {
   readonly rollouts: readonly TrainingRollout[];
 }
 
-/** The job's hyper-parameters as the trainer reads them (the job's `trainingConfig` and `lossConfig`). */
+/**
+ * The job's hyper-parameters as the trainer reads them: the job's `trainingConfig` and `lossConfig`, and
+ * the rollouts' sampling. Optional fields are absent when the job leaves them unset (or 0, "the trainer's
+ * default"); a trainer documents which ones it uses (docs/rft-trainers.md, docs/accelerator-trainers.md).
+ */
 export interface TrainerHyperparameters {
   readonly learningRate: number;
   /** LoRA rank; 0 means full-parameter training. */
   readonly loraRank: number;
+  /** LoRA alpha (the adapter's scale is alpha / rank). No job field sets it: trainers default it to the rank. */
   readonly loraAlpha?: number;
   /** `lossConfig.method` (see api-facts.md for the enum). */
   readonly lossMethod: string;
@@ -34,6 +39,40 @@ export interface TrainerHyperparameters {
   readonly klBeta?: number;
   readonly temperature?: number;
   readonly maxOutputTokens?: number;
+  /** `trainingConfig.batchSize`: tokens per batch (the trainer's unit), when given. */
+  readonly batchSize?: number;
+  /** `trainingConfig.batchSizeSamples`: samples (rollouts) per optimizer batch, when given. */
+  readonly batchSizeSamples?: number;
+  /** `trainingConfig.gradientAccumulationSteps`, when given. */
+  readonly gradientAccumulationSteps?: number;
+  /** `trainingConfig.learningRateWarmupSteps`: steps over which the learning rate rises linearly to `learningRate`. */
+  readonly learningRateWarmupSteps?: number;
+  /** `trainingConfig.optimizerWeightDecay`, when given. */
+  readonly optimizerWeightDecay?: number;
+  /** `trainingConfig.maxContextLength`: longest prompt plus completion trained on, in tokens, when given. */
+  readonly maxContextLength?: number;
+  /** `trainingConfig.jinjaTemplate`: the chat template that renders a group's messages for training, when given. */
+  readonly jinjaTemplate?: string;
+}
+
+/**
+ * The job's experiment tracker (`trackerConfig`, when `enabled`). `apiKey` is a secret: a trainer must
+ * never write it where others read it (a manifest, a log, a checkpoint).
+ */
+export interface TrainerTracker {
+  readonly apiKey?: string;
+  readonly project?: string;
+  readonly entity?: string;
+  readonly runId?: string;
+  readonly url?: string;
+}
+
+/** The job's `objectStoreConfig`: where a trainer may read from or write to the team's own object store. */
+export interface TrainerObjectStore {
+  /** The name of a secret holding the store's credentials (for the Kubernetes trainers, a Secret of the trainer namespace). */
+  readonly credentialsSecret?: string;
+  /** A cloud IAM role to assume for the store. */
+  readonly iamRoleArn?: string;
 }
 
 /** An adapter (or full-weight) checkpoint: its files in the blob store, under one key prefix. */
@@ -57,6 +96,10 @@ export interface TrainStepInput {
   readonly from?: TrainerCheckpoint;
   readonly groups: readonly TrainingGroup[];
   readonly hyperparameters: TrainerHyperparameters;
+  /** The job's tracker, when `trackerConfig.enabled`. */
+  readonly tracker?: TrainerTracker;
+  /** The job's `objectStoreConfig`, when it gives one. */
+  readonly objectStore?: TrainerObjectStore;
   readonly nodeCount: number;
   /** The accelerator type the job trains on, when the deployment names one. */
   readonly acceleratorType?: string;

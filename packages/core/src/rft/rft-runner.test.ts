@@ -364,6 +364,42 @@ describe('the reinforcement fine-tuning loop', () => {
     expect(await until(name, ['JOB_STATE_FAILED'])).toMatchObject({ status: { code: 'FAILED_PRECONDITION', message: expect.stringContaining('no trainer') } });
   });
 
+  it('passes the job\'s hyper-parameters, its tracker (with the stored API key) and object store to the trainer', async () => {
+    const name = await create('settings', {
+      dataset: await dataset('settings', prompts(2)),
+      trainingConfig: {
+        baseModel: base, learningRate: 0.003, batchSize: 1024, batchSizeSamples: 0, gradientAccumulationSteps: 2, learningRateWarmupSteps: 5,
+        optimizerWeightDecay: 0.1, maxContextLength: 4096, jinjaTemplate: '{{ messages }}',
+      },
+      lossConfig: { method: 'DAPO', klBeta: 0.02 },
+      trackerConfig: { enabled: true, apiKey: 'tracker-key-123456789', project: 'harbor', entity: '' },
+      objectStoreConfig: { credentialsSecret: 'acme-bucket' },
+      inferenceParameters: { responseCandidatesCount: 4, temperature: 0.7, maxOutputTokens: 32 },
+    });
+    expect((await job(name)).trackerConfig?.apiKey).toBe('****6789');
+    startWorkers();
+    expect((await until(name, ['JOB_STATE_COMPLETED', 'JOB_STATE_FAILED'])).state).toBe('JOB_STATE_COMPLETED');
+    expect(trainer.applied[0]).toMatchObject({
+      hyperparameters: {
+        learningRate: 0.003, loraRank: 8, lossMethod: 'DAPO', klBeta: 0.02, temperature: 0.7, maxOutputTokens: 32, batchSize: 1024, gradientAccumulationSteps: 2,
+        learningRateWarmupSteps: 5, optimizerWeightDecay: 0.1, maxContextLength: 4096, jinjaTemplate: '{{ messages }}',
+      },
+      tracker: { apiKey: 'tracker-key-123456789', project: 'harbor' },
+      objectStore: { credentialsSecret: 'acme-bucket' },
+    });
+    // 0 is "the trainer's default", an empty string is unset.
+    expect(trainer.applied[0]!.hyperparameters).not.toHaveProperty('batchSizeSamples');
+    expect(trainer.applied[0]!.tracker).not.toHaveProperty('entity');
+  });
+
+  it('passes no tracker when trackerConfig is not enabled', async () => {
+    const name = await create('quiet', { dataset: await dataset('quiet', prompts(2)), trackerConfig: { apiKey: 'tracker-key-123456789', project: 'harbor' } });
+    startWorkers();
+    expect((await until(name, ['JOB_STATE_COMPLETED', 'JOB_STATE_FAILED'])).state).toBe('JOB_STATE_COMPLETED');
+    expect(trainer.applied[0]).not.toHaveProperty('tracker');
+    expect(trainer.applied[0]).not.toHaveProperty('objectStore');
+  });
+
   it('fails FAILED_PRECONDITION in VALIDATING when mcpServer is set and the gateway runs no MCP tools', async () => {
     const name = await create('tools', { dataset: await dataset('tools', prompts(2)), mcpServer: 'http://tools.example/mcp' });
     startWorkers();

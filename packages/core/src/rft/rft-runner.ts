@@ -17,7 +17,9 @@ import { evaluatorRunnerToken, servingDirectoryToken, trainerToken } from '../ke
 import type { EvaluatorSpec } from '../ports/evaluator-runner.js';
 import type { ClaimedJob } from '../ports/storage.js';
 import type { ModelTarget, ServingDirectory } from '../ports/serving-directory.js';
-import type { Trainer, TrainerCheckpoint, TrainerHyperparameters, TrainStepResult } from '../ports/trainer.js';
+import type {
+  Trainer, TrainerCheckpoint, TrainerHyperparameters, TrainerObjectStore, TrainerTracker, TrainStepResult,
+} from '../ports/trainer.js';
 import type { JobState } from '../resources/common/schema-parts.js';
 import type { Dataset } from '../resources/datasets/dataset-schema.js';
 import type { Deployment } from '../resources/deployments/deployment-schema.js';
@@ -79,6 +81,8 @@ interface JobPlan {
   readonly hyperparameters: TrainerHyperparameters;
   /** `mcpServer`, when the rollouts have tools. */
   readonly mcpServer?: string;
+  readonly tracker?: TrainerTracker;
+  readonly objectStore?: TrainerObjectStore;
 }
 
 /** Why a job cannot run: the code and message it fails with. */
@@ -269,7 +273,9 @@ export class RftJobRunner extends AttachedClientJobRunner<ChatModelClient> {
         ...(job.lossConfig?.klBeta !== undefined ? { klBeta: job.lossConfig.klBeta } : {}),
         temperature: sampling.temperature,
         maxOutputTokens: sampling.maxOutputTokens,
+        ...optionalHyperparameters(config),
       },
+      ...trainerSettings(job),
     };
   }
 
@@ -429,6 +435,7 @@ export class RftJobRunner extends AttachedClientJobRunner<ChatModelClient> {
           const acceleratorType = await this.acceleratorType(ctx, run.deployment);
           const result = await trainer.step(rollCtx, {
             job: name, step: run.step + 1, baseModel: plan.baseModel, ...(from ? { from } : {}), groups, hyperparameters: plan.hyperparameters,
+            ...(plan.tracker ? { tracker: plan.tracker } : {}), ...(plan.objectStore ? { objectStore: plan.objectStore } : {}),
             nodeCount: plan.job.nodeCount ?? 1, ...(acceleratorType ? { acceleratorType } : {}), signal: stop.signal,
           });
           await this.commitStep(ctx, plan, run, result, counts, trainer.name);
@@ -636,6 +643,38 @@ async function warmStart(ctx: QueueJobContext, model: string): Promise<TrainerCh
     if (head) files.push({ path, sizeBytes: head.size, sha256: head.sha256 });
   }
   return { step: 0, keyPrefix: modelFilesPrefix(model), files };
+}
+
+/**
+ * The `trainingConfig` hyper-parameters a job may leave unset: those it gives, 0 counting as unset (the
+ * trainer's default) for the counts; `optimizerWeightDecay` 0 is a value (no decay).
+ */
+function optionalHyperparameters(config: NonNullable<ReinforcementFineTuningJob['trainingConfig']>): Partial<TrainerHyperparameters> {
+  const counts = {
+    batchSize: positive(config.batchSize),
+    batchSizeSamples: positive(config.batchSizeSamples),
+    gradientAccumulationSteps: positive(config.gradientAccumulationSteps),
+    learningRateWarmupSteps: positive(config.learningRateWarmupSteps),
+    maxContextLength: positive(config.maxContextLength),
+  };
+  return {
+    ...Object.fromEntries(Object.entries(counts).filter(([, value]) => value !== undefined)),
+    ...(config.optimizerWeightDecay !== undefined ? { optimizerWeightDecay: config.optimizerWeightDecay } : {}),
+    ...(config.jinjaTemplate !== undefined && config.jinjaTemplate !== '' ? { jinjaTemplate: config.jinjaTemplate } : {}),
+  };
+}
+
+/** The job's tracker (when `trackerConfig.enabled`, with the stored apiKey) and object store, as the trainer reads them. */
+function trainerSettings(job: ReinforcementFineTuningJob): { tracker?: TrainerTracker; objectStore?: TrainerObjectStore } {
+  const given = (value: string | undefined) => (value !== undefined && value !== '' ? value : undefined);
+  const pick = <K extends string>(source: Partial<Record<K, string>> | undefined, keys: readonly K[]): Partial<Record<K, string>> =>
+    Object.fromEntries(keys.flatMap((key) => (given(source?.[key]) !== undefined ? [[key, source![key]!]] : []))) as Partial<Record<K, string>>;
+  const tracker = job.trackerConfig?.enabled === true ? pick(job.trackerConfig, ['apiKey', 'project', 'entity', 'runId', 'url'] as const) : undefined;
+  const objectStore = pick(job.objectStoreConfig, ['credentialsSecret', 'iamRoleArn'] as const);
+  return {
+    ...(tracker ? { tracker } : {}),
+    ...(Object.keys(objectStore).length > 0 ? { objectStore } : {}),
+  };
 }
 
 function positive(value: number | undefined): number | undefined {

@@ -46,12 +46,14 @@ export function initialReferenceLora(seed: string, rank: number, alpha: number):
  *    (GRPO, GSPO_TOKEN: a mean per completion, then over completions) or the tokens of all completions (DAPO).
  * 4. Loss `L = −J + klBeta · KL(p ‖ base)`, the base being the uniform distribution (bias 0).
  * 5. The bias gradient flows to `lora_B` and `lora_A` through `bias = (alpha / r) · B · A · h`; the gradient
- *    is clipped to L2 norm {@link maxGradNorm}, then `θ ← θ − learningRate · ∇L` (plain SGD).
+ *    is clipped to L2 norm {@link maxGradNorm}, then `θ ← (1 − η · weightDecay) · θ − η · ∇L` (SGD with
+ *    decoupled weight decay, `optimizerWeightDecay`, default 0), where `η` is `learningRate`, or during
+ *    `learningRateWarmupSteps` `learningRate · step / learningRateWarmupSteps` (linear warm-up, `step` 1-based).
  *
  * Metrics: `loss`, `meanReward` (rollouts with a reward), `meanAdvantage`, `gradNorm` (before clipping),
- * `klDivergence`, `rollouts` and `tokens` (those that took part).
+ * `klDivergence`, `rollouts` and `tokens` (those that took part), `learningRate` (the step's `η`).
  */
-export function grpoStep(weights: ReferenceLoraWeights, groups: readonly TrainingGroup[], hp: TrainerHyperparameters): PolicyStep {
+export function grpoStep(weights: ReferenceLoraWeights, groups: readonly TrainingGroup[], hp: TrainerHyperparameters, step = 1): PolicyStep {
   const method = hp.lossMethod === '' ? 'METHOD_UNSPECIFIED' : hp.lossMethod;
   const normalisation = normalisations[method];
   if (!normalisation) {
@@ -123,12 +125,14 @@ export function grpoStep(weights: ReferenceLoraWeights, groups: readonly Trainin
   for (let k = 0; k < rank; k += 1) for (let j = 0; j < referenceHiddenSize; j += 1) gradA[k * referenceHiddenSize + j] = gradU[k]!;
 
   const gradNorm = Math.sqrt(gradB.reduce((s, x) => s + x * x, 0) + gradA.reduce((s, x) => s + x * x, 0));
-  const step = hp.learningRate * (gradNorm > maxGradNorm ? maxGradNorm / gradNorm : 1);
+  const eta = warmedUpLearningRate(hp, step);
+  const update = eta * (gradNorm > maxGradNorm ? maxGradNorm / gradNorm : 1);
+  const keep = Math.max(0, 1 - eta * (hp.optimizerWeightDecay ?? 0));
   const next: ReferenceLoraWeights = {
     rank,
     alpha: weights.alpha,
-    a: weights.a.map((x, i) => x - step * gradA[i]!),
-    b: weights.b.map((x, i) => x - step * gradB[i]!),
+    a: weights.a.map((x, i) => keep * x - update * gradA[i]!),
+    b: weights.b.map((x, i) => keep * x - update * gradB[i]!),
   };
   return {
     weights: next,
@@ -140,6 +144,13 @@ export function grpoStep(weights: ReferenceLoraWeights, groups: readonly Trainin
       klDivergence: kl,
       rollouts: scored,
       tokens,
+      learningRate: eta,
     },
   };
+}
+
+/** The learning rate of step `step` (1-based): linear warm-up over `learningRateWarmupSteps`, then `learningRate`. */
+export function warmedUpLearningRate(hp: Pick<TrainerHyperparameters, 'learningRate' | 'learningRateWarmupSteps'>, step: number): number {
+  const warmup = hp.learningRateWarmupSteps ?? 0;
+  return warmup > 0 && step < warmup ? (hp.learningRate * Math.max(1, step)) / warmup : hp.learningRate;
 }

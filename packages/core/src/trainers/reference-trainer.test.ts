@@ -185,10 +185,49 @@ describe('a step', () => {
     expect(norm('DAPO')).toBeLessThan(norm('GRPO'));
   });
 
+  it('starts a job\'s add-on with the port\'s loraAlpha (default: the rank), kept in its checkpoints', async () => {
+    const read = async (checkpoint: TrainerCheckpoint, path: string) => (await storage.blobs.get(ctx, checkpointFileKey(checkpoint, path)))!.bytes;
+    const alphaOf = async (checkpoint: TrainerCheckpoint) =>
+      decodeReferenceLora(await read(checkpoint, 'adapter_model.safetensors'), await read(checkpoint, 'adapter_config.json'))!.alpha;
+    const scaled = await trainer.step(ctx, input({ job: `${job}-alpha`, hyperparameters: { ...hp, loraAlpha: 16 } }));
+    expect(await alphaOf(scaled.checkpoint)).toBe(16);
+    const next = await trainer.step(ctx, input({ job: `${job}-alpha`, step: 2, from: scaled.checkpoint, hyperparameters: { ...hp, loraAlpha: 16 } }));
+    expect(await alphaOf(next.checkpoint)).toBe(16);
+    expect(await alphaOf((await trainer.step(ctx, input())).checkpoint)).toBe(hp.loraRank);
+  });
+
+  it('uses the job\'s learning rate with its linear warm-up, decoupled weight decay, and alpha / rank as the adapter\'s scale', () => {
+    const groups: TrainingGroup[] = [{ rowIndex: 0, messages: [], rollouts: [{ completion: 'Harbor.', reward: 1 }, { completion: 'Dock.', reward: 0 }] }];
+    const start = initialReferenceLora(job, hp.loraRank, hp.loraRank);
+    const size = (w: { a: Float64Array; b: Float64Array }) => Math.sqrt([...w.a, ...w.b].reduce((s, x) => s + x * x, 0));
+    const moved = (w: { a: Float64Array; b: Float64Array }) => Math.sqrt([...w.a].reduce((s, x, i) => s + (x - start.a[i]!) ** 2, 0) + [...w.b].reduce((s, x) => s + x * x, 0));
+    const warm = { ...hp, learningRate: 0.5, learningRateWarmupSteps: 4 };
+    // Step 1 of 4 warm-up steps trains at a quarter of the rate; from step 4 on, at the full rate.
+    expect(grpoStep(start, groups, warm, 1).metrics.learningRate).toBe(0.125);
+    expect(grpoStep(start, groups, warm, 2).metrics.learningRate).toBe(0.25);
+    expect(grpoStep(start, groups, warm, 4).metrics.learningRate).toBe(0.5);
+    expect(grpoStep(start, groups, { ...hp, learningRate: 0.5 }, 1).metrics.learningRate).toBe(0.5);
+    expect(moved(grpoStep(start, groups, warm, 1).weights)).toBeCloseTo(moved(grpoStep(start, groups, warm, 4).weights) / 4, 10);
+    // Weight decay shrinks the weights on top of the gradient step; without a gradient, it alone moves them.
+    const flat: TrainingGroup[] = [{ rowIndex: 0, messages: [], rollouts: [{ completion: 'Harbor.', reward: 1 }, { completion: 'Dock.', reward: 1 }] }];
+    const decayed = grpoStep(start, flat, { ...hp, learningRate: 0.5, optimizerWeightDecay: 0.2 }).weights;
+    expect(size(decayed)).toBeCloseTo(size(start) * 0.9, 10);
+    expect(size(grpoStep(start, flat, { ...hp, learningRate: 0.5 }).weights)).toBe(size(start));
+    // alpha / rank scales the adapter's word biases: alpha = 2 × rank doubles them.
+    const trained = grpoStep(start, groups, { ...hp, learningRate: 0.5 }).weights;
+    const doubled = { ...trained, alpha: 2 * trained.rank };
+    const bias = wordLogitBias(trained);
+    const biasDoubled = wordLogitBias(doubled);
+    const word = bias.findIndex((x) => x !== 0);
+    expect(word).toBeGreaterThanOrEqual(0);
+    expect(biasDoubled[word]).toBeCloseTo(2 * bias[word]!, 10);
+  });
+
   it('refuses what it cannot train with a clear error', async () => {
     await expect(trainer.step(ctx, input({ hyperparameters: { ...hp, loraRank: 0 } }))).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
     await expect(trainer.step(ctx, input({ hyperparameters: { ...hp, lossMethod: 'DPO' } }))).rejects.toMatchObject({ code: 'FAILED_PRECONDITION', message: expect.stringContaining('DPO') });
     await expect(trainer.step(ctx, input({ hyperparameters: { ...hp, learningRate: -1 } }))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(trainer.step(ctx, input({ hyperparameters: { ...hp, optimizerWeightDecay: -1 } }))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('optimizerWeightDecay') });
     await expect(trainer.step(ctx, input({ step: 0 }))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     const one = await trainer.step(ctx, input());
     await expect(trainer.step(ctx, input({ step: 2, from: { ...one.checkpoint, files: one.checkpoint.files.map((f) => ({ ...f, sha256: '0'.repeat(64) })) } })))

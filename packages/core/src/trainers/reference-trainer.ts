@@ -85,6 +85,9 @@ export function createReferenceTrainer(blobs: BlobStore, options: ReferenceTrain
     if (!(Number.isFinite(hp.learningRate) && hp.learningRate > 0)) throw invalidArgument('learningRate must be a positive number', { field: 'trainingConfig.learningRate' });
     if (hp.loraAlpha !== undefined && !(Number.isFinite(hp.loraAlpha) && hp.loraAlpha > 0)) throw invalidArgument('loraAlpha must be a positive number', { field: 'trainingConfig.loraAlpha' });
     if (hp.klBeta !== undefined && !(Number.isFinite(hp.klBeta) && hp.klBeta >= 0)) throw invalidArgument('klBeta must be a non-negative number', { field: 'lossConfig.klBeta' });
+    if (hp.optimizerWeightDecay !== undefined && !(Number.isFinite(hp.optimizerWeightDecay) && hp.optimizerWeightDecay >= 0)) {
+      throw invalidArgument('optimizerWeightDecay must be a non-negative number', { field: 'trainingConfig.optimizerWeightDecay' });
+    }
   }
 
   return {
@@ -98,7 +101,7 @@ export function createReferenceTrainer(blobs: BlobStore, options: ReferenceTrain
       if (input.signal?.aborted) throw aborted('the training step was cancelled');
 
       const before = cpuUsage();
-      const { weights, metrics } = grpoStep(from, input.groups, input.hyperparameters);
+      const { weights, metrics } = grpoStep(from, input.groups, input.hyperparameters, input.step);
       const contents = encodeReferenceLora(weights, input.baseModel);
       const used = cpuUsage();
       const cpuSeconds = (used.user - before.user + used.system - before.system) / 1e6;
