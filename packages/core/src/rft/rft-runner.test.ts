@@ -20,6 +20,7 @@ import type { ChatCompletionCall, ChatCompletionOutcome, ChatModelClient, ChatSt
 import { MemoryStorage } from '../storage-memory/index.js';
 import { waitFor } from '../testing/queue-worker-scenarios.js';
 import { QueueWorkerPool } from '../workers/queue-worker-pool.js';
+import { BatchCapacity, type JobCapacity } from '../batch/batch-capacity.js';
 import type { AddonFromCheckpoint, RftModels } from './rft-models.js';
 import { RftJobRunner } from './rft-runner.js';
 
@@ -138,6 +139,32 @@ class TestModels implements RftModels {
   }
 }
 
+/**
+ * Capacity whose one deployment has a ready replica while `up` is true: `ready` answers it, and records
+ * each question. Provides the deployment at once.
+ */
+class SwitchableCapacity extends BatchCapacity {
+  up = true;
+  readonly released: string[] = [];
+  constructor() {
+    super(undefined as never, undefined as never);
+  }
+
+  override async provide(): Promise<JobCapacity> {
+    return { deployment, temporary: false };
+  }
+
+  override async ready(): Promise<boolean> {
+    return this.up;
+  }
+
+  override async keep(): Promise<void> {}
+
+  override async release(_ctx: RequestContext, jobName: string): Promise<void> {
+    this.released.push(jobName);
+  }
+}
+
 const directory: ServingDirectory = {
   async resolve(_ctx, name): Promise<ModelTarget> {
     const [model, dep] = name.split('#');
@@ -172,8 +199,8 @@ function resolver(): Resolver {
   };
 }
 
-function startWorkers(): RftJobRunner {
-  const runner = new RftJobRunner({ pollMs: 10, leaseMs: 300, backoff: { initialMs: 10, maxMs: 20 } }, models);
+function startWorkers(capacity?: BatchCapacity): RftJobRunner {
+  const runner = new RftJobRunner({ pollMs: 10, leaseMs: 300, backoff: { initialMs: 10, maxMs: 20 } }, models, capacity);
   runner.attach(client);
   const pool = new QueueWorkerPool({ storage, handlers: [runner.handler], pollIntervalMs: 10, resolver: resolver(), stopTimeoutMs: 50 });
   pool.start();
@@ -406,6 +433,51 @@ describe('the reinforcement fine-tuning loop', () => {
     expect(await until(name, ['JOB_STATE_FAILED'])).toMatchObject({ status: { code: 'FAILED_PRECONDITION', message: expect.stringContaining('mcpTools()') } });
     expect(trainer.calls).toHaveLength(0);
     expect(client.calls.size).toBe(0);
+  });
+
+  it('waits IDLE between chunks while its deployment has no ready replica, and runs on from the next chunk when it has one again', async () => {
+    const capacity = new SwitchableCapacity();
+    trainer.holdAt(1);
+    const name = await create('idle', { dataset: await dataset('idle', prompts(4)), trainingConfig: { baseModel: base, epochs: 3 } });
+    startWorkers(capacity);
+    await waitFor(() => trainer.gate?.reached === true, 10_000, 'step 1');
+    expect((await job(name)).state).toBe('JOB_STATE_RUNNING');
+    // The replica goes away while step 1 trains: the step commits, then the job waits for capacity.
+    capacity.up = false;
+    trainer.gate!.open();
+    const idle = await until(name, ['JOB_STATE_IDLE', 'JOB_STATE_COMPLETED', 'JOB_STATE_FAILED']);
+    expect(idle.state).toBe('JOB_STATE_IDLE');
+    expect(JSON.parse(idle.outputMetrics ?? '{}')).toMatchObject({ steps: 1 });
+    const sampled = [...client.calls.values()].reduce((a, b) => a + b, 0);
+    // Nothing is sampled or trained while IDLE (several polls of the capacity go by).
+    for (let i = 0; i < 5; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      expect((await job(name)).state).toBe('JOB_STATE_IDLE');
+    }
+    expect(trainer.calls).toEqual([1]);
+    expect([...client.calls.values()].reduce((a, b) => a + b, 0)).toBe(sampled);
+    // The replica is back: RUNNING again, from step 2, to the end.
+    capacity.up = true;
+    const done = await until(name, ['JOB_STATE_COMPLETED', 'JOB_STATE_FAILED']);
+    expect(done.state).toBe('JOB_STATE_COMPLETED');
+    expect(trainer.applied.map((s) => s.step)).toEqual([1, 2, 3]);
+    expect(done.jobProgress).toMatchObject({ totalProcessedRequests: 48, totalInputRequests: 48 });
+    expect(capacity.released).toContain(name);
+  });
+
+  it('a job cancelled while IDLE is CANCELLED, and its capacity released', async () => {
+    const capacity = new SwitchableCapacity();
+    trainer.holdAt(1);
+    const name = await create('idle-cancel', { dataset: await dataset('idle-cancel', prompts(2)), trainingConfig: { baseModel: base, epochs: 2 } });
+    startWorkers(capacity);
+    await waitFor(() => trainer.gate?.reached === true, 10_000, 'step 1');
+    capacity.up = false;
+    trainer.gate!.open();
+    expect((await until(name, ['JOB_STATE_IDLE', 'JOB_STATE_COMPLETED'])).state).toBe('JOB_STATE_IDLE');
+    await jobs.cancel(ctx, name);
+    expect((await until(name, ['JOB_STATE_CANCELLED', 'JOB_STATE_FAILED'])).state).toBe('JOB_STATE_CANCELLED');
+    expect(capacity.released).toContain(name);
+    expect(trainer.calls).toEqual([1]);
   });
 
   it('a deleted job stops and its run record goes', async () => {
