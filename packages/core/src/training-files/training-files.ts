@@ -1,4 +1,5 @@
 import { assertBlobKey } from '../blobs/blob-keys.js';
+import { ByteBound } from '../blobs/byte-bound.js';
 import { parseResourceName } from '../names/resource-name.js';
 import type { StreamedRequestBody } from '../api/route-spec.js';
 import { failedPrecondition, invalidArgument, isGatewayError, permissionDenied } from '../errors/index.js';
@@ -95,16 +96,9 @@ export class TrainingFiles {
     const max = this.maxFileBytes;
     const bad = (why: string) => invalidArgument(`file ${JSON.stringify(request.filename)}: ${why}`, { field: 'filename' });
     if (body?.declaredLength !== undefined && body.declaredLength > max) throw bad(`${body.declaredLength} bytes is more than the ${max} allowed`);
-    let received = 0;
-    const bounded = async function* (chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-      for await (const chunk of chunks) {
-        received += chunk.byteLength;
-        if (received > max) throw bad(`more than the ${max} bytes allowed arrived`);
-        yield chunk;
-      }
-    };
+    const bounded = new ByteBound({ max, tooMany: () => bad(`more than the ${max} bytes allowed arrived`) });
     try {
-      const stored = await this.blobs.putStream(ctx, key, bounded(body?.chunks ?? noChunks()), contentType);
+      const stored = await this.blobs.putStream(ctx, key, bounded.pass(body?.chunks ?? noChunks()), contentType);
       if (body?.declaredLength !== undefined && stored !== body.declaredLength) throw bad(`the upload ended after ${stored} of ${body.declaredLength} bytes`);
     } catch (error) {
       await this.blobs.delete(ctx, key);

@@ -6,6 +6,7 @@ import type { GatewaySecrets } from '../common/secrets.js';
 import { SignedFileUrls, type SignedFileRequest, type SignedMethod } from '../common/signed-file-urls.js';
 import { deleteUploadPlan, mergeUploadPlan, readUploadPlan } from '../common/upload-plans.js';
 import { blobDownloadAnswer, type DownloadRequest } from '../../api/blob-download.js';
+import { ByteBound } from '../../blobs/byte-bound.js';
 import type { BinaryAnswer, MultipartFileBody, StreamAnswer, StreamedRequestBody } from '../../api/route-spec.js';
 import { JsonlRowChecker, malformedRowSampleLimit, type JsonlRowCount } from './dataset-rows.js';
 import type { Dataset } from './dataset-schema.js';
@@ -115,16 +116,8 @@ export class DatasetFileService {
     const wrongSize = (got: number) => invalidArgument(`file ${request.filename} has ${got} bytes; ${size} were announced`);
     if (upload.declaredLength !== undefined && upload.declaredLength !== size) throw wrongSize(upload.declaredLength);
     await this.requireState(ctx, request.resource, 'UPLOADING');
-    const exact = async function* (chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-      let received = 0;
-      for await (const chunk of chunks) {
-        received += chunk.byteLength;
-        if (received > size) throw wrongSize(received);
-        yield chunk;
-      }
-      if (received !== size) throw wrongSize(received);
-    };
-    await this.env.storage.blobs.putStream(ctx, this.blobKey(request.resource, request.filename), exact(upload.chunks), contentType);
+    const exact = new ByteBound({ max: size, tooMany: wrongSize, tooFew: wrongSize });
+    await this.env.storage.blobs.putStream(ctx, this.blobKey(request.resource, request.filename), exact.pass(upload.chunks), contentType);
   }
 
   /**

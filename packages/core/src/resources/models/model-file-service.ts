@@ -3,6 +3,7 @@ import { failedPrecondition, invalidArgument, isGatewayError, permissionDenied }
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { JsonObject } from '../../ports/json.js';
 import { blobDownloadAnswer, type DownloadRequest } from '../../api/blob-download.js';
+import { ByteBound } from '../../blobs/byte-bound.js';
 import type { BinaryAnswer, StreamAnswer, StreamedRequestBody } from '../../api/route-spec.js';
 import { compileValidator } from '../../validation/schema-validator.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
@@ -154,25 +155,21 @@ export class ModelFileService {
     const bad = (why: string) => invalidArgument(`file ${quotedFileName(fileName)}: ${why}`, { field: 'filename' });
     if (body?.declaredLength !== undefined && body.declaredLength !== size) throw bad(`the request carries ${body.declaredLength} bytes but ${size} were announced`);
     const checker = fileName.endsWith('.safetensors') ? new SafetensorsStreamChecker(size) : undefined;
-    let received = 0;
-    const bounded = async function* (chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-      for await (const chunk of chunks) {
-        received += chunk.byteLength;
-        if (received > size) throw bad(`more than the ${size} bytes announced arrived`);
-        checker?.push(chunk);
-        yield chunk;
-      }
-    };
+    const bound = new ByteBound({
+      max: size,
+      tooMany: () => bad(`more than the ${size} bytes announced arrived`),
+      tooFew: (received) => bad(`the upload ended after ${received} of the ${size} bytes announced`),
+      ...(checker ? { onChunk: (chunk: Uint8Array) => checker.push(chunk) } : {}),
+    });
     const key = modelFileKey(request.resource, fileName);
     try {
-      const stored = await this.env.storage.blobs.putStream(ctx, key, bounded(body?.chunks ?? emptyChunks()), contentType);
-      if (stored !== size) throw bad(`the upload ended after ${stored} of the ${size} bytes announced`);
+      await this.env.storage.blobs.putStream(ctx, key, bound.pass(body?.chunks ?? emptyChunks()), contentType);
       checker?.end();
     } catch (error) {
       await this.env.storage.blobs.delete(ctx, key);
       if (error instanceof SafetensorsError) throw bad(`not a valid safetensors file: ${error.message}`);
       if (isGatewayError(error)) throw error;
-      throw bad(`the upload was interrupted after ${received} of ${size} bytes (${error instanceof Error ? error.message : String(error)})`);
+      throw bad(`the upload was interrupted after ${bound.received} of ${size} bytes (${error instanceof Error ? error.message : String(error)})`);
     }
   }
 
