@@ -85,6 +85,14 @@ export interface TrainerCheckpoint {
   readonly files: readonly ModelFileEntry[];
 }
 
+/**
+ * The blob key of a checkpoint file: `keyPrefix` and `path` joined by one `/` (the port's rule for
+ * `TrainerCheckpoint.files[].path`, which every trainer and reader of checkpoints follows).
+ */
+export function checkpointFileKey(checkpoint: Pick<TrainerCheckpoint, 'keyPrefix'>, path: string): string {
+  return checkpoint.keyPrefix.endsWith('/') ? `${checkpoint.keyPrefix}${path}` : `${checkpoint.keyPrefix}/${path}`;
+}
+
 export interface TrainStepInput {
   /** The job's resource name, e.g. `accounts/a/reinforcementFineTuningJobs/j`. */
   readonly job: string;

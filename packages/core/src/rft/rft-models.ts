@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { RequestContext } from '../contracts/request-context.js';
 import { Code, failedPrecondition, isGatewayError } from '../errors/index.js';
 import { parseResourceName } from '../names/resource-name.js';
-import type { TrainerCheckpoint } from '../ports/trainer.js';
+import { checkpointFileKey, type TrainerCheckpoint } from '../ports/trainer.js';
 import type { Storage } from '../ports/storage.js';
 import type { DeployedModelService } from '../resources/deployed-models/deployed-model-service.js';
 import type { ModelFileService } from '../resources/models/model-file-service.js';
@@ -35,11 +35,6 @@ export interface RftModels {
   retirePolicies(ctx: RequestContext, job: string, except?: string): Promise<void>;
   /** Makes `name` a READY HUB_PEFT_ADDON of the checkpoint's files with `fineTuningJob` = the job. Idempotent. */
   createOutputModel(ctx: RequestContext, name: string, input: AddonFromCheckpoint): Promise<void>;
-}
-
-/** A checkpoint file's blob key: the key prefix and the path joined by one `/` (the trainer port's rule). */
-function checkpointKey(checkpoint: TrainerCheckpoint, path: string): string {
-  return checkpoint.keyPrefix.endsWith('/') ? `${checkpoint.keyPrefix}${path}` : `${checkpoint.keyPrefix}/${path}`;
 }
 
 const byName = [{ declaration: { path: ['name'], type: 'string' }, descending: false }] as const;
@@ -143,7 +138,7 @@ export class ServiceRftModels implements RftModels {
     const sizes = Object.fromEntries(input.checkpoint.files.map((f) => [f.path, String(f.sizeBytes)]));
     await this.modelFiles.getUploadEndpoint(ctx, name, { filenameToSize: sizes });
     for (const file of input.checkpoint.files) {
-      const source = await this.storage.blobs.getStream(ctx, checkpointKey(input.checkpoint, file.path));
+      const source = await this.storage.blobs.getStream(ctx, checkpointFileKey(input.checkpoint, file.path));
       if (!source) throw failedPrecondition(`checkpoint ${input.checkpoint.step} of ${input.job} lost its file ${file.path}`, { reason: 'CHECKPOINT_MISSING' });
       await this.storage.blobs.putStream(ctx, modelFileKey(name, file.path), source.body, 'application/octet-stream');
     }
@@ -152,7 +147,7 @@ export class ServiceRftModels implements RftModels {
 
   /** The checkpoint's `adapter_config.json`: its rank and target modules (the add-on's `peftDetails`). */
   private async adapterConfig(ctx: RequestContext, checkpoint: TrainerCheckpoint): Promise<{ r: number; targetModules: string[] }> {
-    const stored = await this.storage.blobs.get(ctx, checkpointKey(checkpoint, 'adapter_config.json'));
+    const stored = await this.storage.blobs.get(ctx, checkpointFileKey(checkpoint, 'adapter_config.json'));
     let parsed: unknown;
     try {
       parsed = stored ? JSON.parse(Buffer.from(stored.bytes).toString('utf8')) : undefined;

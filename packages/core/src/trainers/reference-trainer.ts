@@ -5,18 +5,13 @@ import {
 import { aborted, failedPrecondition, invalidArgument } from '../errors/index.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { BlobStore } from '../ports/storage.js';
-import type { Trainer, TrainerCheckpoint, TrainStepInput, TrainStepResult } from '../ports/trainer.js';
+import { checkpointFileKey, type Trainer, type TrainerCheckpoint, type TrainStepInput, type TrainStepResult } from '../ports/trainer.js';
 import { grpoStep, initialReferenceLora } from './grpo.js';
 
 /** The pseudo accelerator type the reference trainer reports its CPU seconds under (it uses no accelerator). */
 export const referenceAcceleratorType = 'REFERENCE_CPU';
 /** Blob-store key prefix of every reference-trainer checkpoint. */
 export const referenceCheckpointRoot = 'rft-checkpoints/reference/';
-
-/** The blob key of a checkpoint file: `keyPrefix` and `path` joined by one `/`. */
-export function checkpointFileKey(checkpoint: Pick<TrainerCheckpoint, 'keyPrefix'>, path: string): string {
-  return checkpoint.keyPrefix.endsWith('/') ? `${checkpoint.keyPrefix}${path}` : `${checkpoint.keyPrefix}/${path}`;
-}
 
 const jobPrefix = (job: string) => `${referenceCheckpointRoot}${job}/`;
 const stepPrefix = (job: string, step: number) => `${jobPrefix(job)}step-${String(step).padStart(6, '0')}/`;
