@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { startChildServer, type ChildServer } from '../lib/child-server.js';
 import { pinToCpu } from '../lib/cpu-pinning.js';
+import { processCpuMicros } from '../lib/process-cpu.js';
 import { printTable } from '../lib/load.js';
 import { median, pairedRound, percent } from '../lib/stats.js';
 
@@ -14,17 +15,25 @@ import { median, pairedRound, percent } from '../lib/stats.js';
  * (off and on back to back, order alternating):
  * - throughput: closed loop at BENCH_CONNECTIONS (16) keep-alive connections for BENCH_SECONDS (3) s → req/s;
  * - latency: one connection, sequential requests for the same time, timed with hrtime → p50 in µs.
- * Figures: the median over rounds of the per-round on/off ratio of req/s, and of the per-round p50 difference.
+ * Figures: the median over rounds of the per-round on/off ratio of req/s, and of the per-round p50 difference;
+ * and the server's CPU time per request in the throughput runs (user + system of the server process, from
+ * /proc, over all its requests: steadier than req/s on a shared machine, where other load moves req/s).
  * Targets (issue 16): ≤ 5% fewer req/s, ≤ 50 µs added p50. Load generator on CPU 0, servers on CPU 1.
- * Environment: BENCH_ROUNDS (7), BENCH_SECONDS (3), BENCH_CONNECTIONS (16).
+ * Environment: BENCH_ROUNDS (7), BENCH_SECONDS (3), BENCH_CONNECTIONS (16); BENCH_OBSERVABILITY_SUBJECT
+ * (`on`; `metrics` or `tracing` measures one half against off); BENCH_NODE_OPTIONS (options of the servers,
+ * e.g. `--cpu-prof`).
  */
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const subject = process.env.BENCH_OBSERVABILITY_SUBJECT ?? 'on';
+if (!['on', 'metrics', 'tracing'].includes(subject)) throw new Error('BENCH_OBSERVABILITY_SUBJECT must be on, metrics or tracing');
 
 interface Target {
   readonly url: string;
+  /** The server's process id, to read its CPU time. */
+  readonly pid: number;
   readonly path: string;
   readonly method: 'GET' | 'POST';
   readonly headers: Record<string, string>;
@@ -34,6 +43,8 @@ interface Target {
 interface Measure {
   readonly rps: number;
   readonly p50Us: number;
+  /** Server CPU µs per request; NaN where /proc cannot be read. */
+  readonly cpuUs: number;
 }
 
 /** Closed loop over `concurrency` keep-alive connections: requests per second and the p50 in µs. Throws on any non-200. */
@@ -41,6 +52,7 @@ async function closedLoop(target: Target, concurrency: number): Promise<Measure>
   if (!/^http:\/\/127\.0\.0\.1:/.test(target.url)) throw new Error('benchmarks target loopback only');
   const pool = new Pool(target.url, { connections: concurrency, pipelining: 1 });
   const samples: number[] = [];
+  const cpuBefore = processCpuMicros(target.pid);
   const started = Date.now();
   const end = started + seconds * 1000;
   const worker = async () => {
@@ -58,20 +70,22 @@ async function closedLoop(target: Target, concurrency: number): Promise<Measure>
     await pool.close();
   }
   const elapsed = (Date.now() - started) / 1000;
+  const cpuAfter = processCpuMicros(target.pid);
   samples.sort((a, b) => a - b);
-  return { rps: samples.length / elapsed, p50Us: samples[Math.floor(samples.length / 2)]! };
+  const cpuUs = cpuBefore === undefined || cpuAfter === undefined ? Number.NaN : (cpuAfter - cpuBefore) / samples.length;
+  return { rps: samples.length / elapsed, p50Us: samples[Math.floor(samples.length / 2)]!, cpuUs };
 }
 
 export interface ObservabilityResult {
-  /** Per surface: median on/off req/s ratio and median added p50 (µs). */
-  readonly surfaces: Readonly<Record<string, { readonly rpsRatio: number; readonly addedP50Us: number }>>;
+  /** Per surface: median on/off req/s ratio, median added p50 (µs), and median server CPU µs per request off and on. */
+  readonly surfaces: Readonly<Record<string, { readonly rpsRatio: number; readonly addedP50Us: number; readonly offCpuUs: number; readonly onCpuUs: number }>>;
 }
 
 export async function runObservabilityBenchmark(): Promise<ObservabilityResult> {
   const loadBefore = loadavg();
   const children: ChildServer[] = [];
   const start = async (script: string, args: string[], on: boolean) => {
-    const child = await startChildServer(here(script), args, on ? { BENCH_OBSERVABILITY: 'on' } : { BENCH_OBSERVABILITY: 'off' });
+    const child = await startChildServer(here(script), args, { BENCH_OBSERVABILITY: on ? subject : 'off' });
     children.push(child);
     return child;
   };
@@ -84,10 +98,10 @@ export async function runObservabilityBenchmark(): Promise<ObservabilityResult> 
     const notPinned = pinToCpu(process.pid, 0) ?? children.map((c) => pinToCpu(c.pid, 1)).find((r) => r !== undefined);
 
     const getModel = (child: ChildServer): Target => ({
-      url: child.url, path: '/v1/accounts/bench/models/bench-model', method: 'GET', headers: { authorization: `Bearer ${String(child.info.apiKey)}` },
+      url: child.url, pid: child.pid, path: '/v1/accounts/bench/models/bench-model', method: 'GET', headers: { authorization: `Bearer ${String(child.info.apiKey)}` },
     });
     const chat = (child: ChildServer): Target => ({
-      url: child.url, path: '/inference/v1/chat/completions', method: 'POST',
+      url: child.url, pid: child.pid, path: '/inference/v1/chat/completions', method: 'POST',
       headers: { authorization: `Bearer ${String(child.info.apiKey)}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: String(child.info.model), messages: [{ role: 'user', content: 'Say something about harbors.' }], max_tokens: 16 }),
     });
@@ -99,7 +113,7 @@ export async function runObservabilityBenchmark(): Promise<ObservabilityResult> 
     for (const s of surfaces) for (const t of [s.off, s.on]) await closedLoop(t, connections);
 
     const rows: Array<Array<string | number>> = [];
-    const result: Record<string, { rpsRatio: number; addedP50Us: number }> = {};
+    const result: Record<string, { rpsRatio: number; addedP50Us: number; offCpuUs: number; onCpuUs: number }> = {};
     for (const s of surfaces) {
       const pairs: { off: Measure; on: Measure; offLatency: Measure; onLatency: Measure }[] = [];
       for (let round = 0; round < rounds; round += 1) {
@@ -115,7 +129,9 @@ export async function runObservabilityBenchmark(): Promise<ObservabilityResult> 
       const added = pairs.map((p) => p.onLatency.p50Us - p.offLatency.p50Us);
       const rpsRatio = median(ratios);
       const addedP50Us = median(added);
-      result[s.name] = { rpsRatio, addedP50Us };
+      const offCpuUs = median(pairs.map((p) => p.off.cpuUs));
+      const onCpuUs = median(pairs.map((p) => p.on.cpuUs));
+      result[s.name] = { rpsRatio, addedP50Us, offCpuUs, onCpuUs };
       rows.push([
         s.name,
         Math.round(median(pairs.map((p) => p.off.rps))),
@@ -124,13 +140,16 @@ export async function runObservabilityBenchmark(): Promise<ObservabilityResult> 
         Math.round(median(pairs.map((p) => p.offLatency.p50Us))),
         Math.round(median(pairs.map((p) => p.onLatency.p50Us))),
         `${addedP50Us.toFixed(0)} (${Math.min(...added).toFixed(0)}–${Math.max(...added).toFixed(0)})`,
+        offCpuUs.toFixed(1),
+        onCpuUs.toFixed(1),
         rpsRatio >= 0.95 && addedP50Us <= 50 ? 'MET' : 'MISSED',
       ]);
     }
     const loadAfter = loadavg();
-    console.log(`\nbench/observability — metrics + tracing (exporter off) against off; ${rounds} paired rounds of ${seconds} s, ${connections} connections for req/s, 1 for p50; Node ${process.version}; ${notPinned === undefined ? 'load generator on CPU 0, servers on CPU 1' : `not pinned (${notPinned})`}`);
+    const what = subject === 'on' ? 'metrics + tracing (exporter off)' : subject === 'metrics' ? 'metrics only' : 'tracing only (exporter off)';
+    console.log(`\nbench/observability — ${what} against off; ${rounds} paired rounds of ${seconds} s, ${connections} connections for req/s, 1 for p50; Node ${process.version}; ${notPinned === undefined ? 'load generator on CPU 0, servers on CPU 1' : `not pinned (${notPinned})`}`);
     printTable(
-      ['surface', 'off req/s', 'on req/s', 'on/off req/s (range)', 'off p50 µs', 'on p50 µs', 'added p50 µs (range)', 'target ≥ 95%, ≤ 50 µs'],
+      ['surface', 'off req/s', 'on req/s', 'on/off req/s (range)', 'off p50 µs', 'on p50 µs', 'added p50 µs (range)', 'off CPU µs/req', 'on CPU µs/req', 'target ≥ 95%, ≤ 50 µs'],
       rows,
     );
     console.log(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`);

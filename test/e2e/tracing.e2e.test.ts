@@ -145,7 +145,7 @@ describe('traces', () => {
     const read = spans.find((s) => s.name === 'resources.get models' && parentOf(s) === server!.spanContext().spanId);
     expect(read, spans.map((s) => s.name).join(', ')).toBeDefined();
     expect(read!.kind).toBe(SpanKind.INTERNAL);
-    expect(read!.attributes).toEqual({ 'db.system.name': 'memory', 'db.system': 'memory', 'db.operation.name': 'resources.get', 'db.collection.name': 'models' });
+    expect(read!.attributes).toEqual({ 'db.system.name': 'memory', 'db.operation.name': 'resources.get', 'db.collection.name': 'models' });
     expect(read!.spanContext().traceId).toBe(server!.spanContext().traceId);
   });
 

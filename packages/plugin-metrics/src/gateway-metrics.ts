@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestDurations } from './request-durations.js';
 import type {
   AutoscalerDecisionEvent, BatchRowsEvent, HttpRequestEvent, InferenceEvent, QueueJobEvent, StorageStats, TelemetryObserver,
   WebhookDeliveryEvent,
@@ -27,26 +28,19 @@ export interface GaugeReadings {
  */
 export class GatewayMetrics implements TelemetryObserver {
   readonly registry = new Registry();
-  // The labelled children of the duration histogram, cached by `method status route`: `labels()` copies and
-  // validates the label object on every call.
-  private readonly httpSeries = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
-
-  // The request count is the duration histogram's `_count`: read from it at each scrape rather than counted
+  private readonly httpDuration = new RequestDurations(
+    'berth_http_request_duration_seconds', 'Time from a request\'s arrival to its answer\'s end, by method, route pattern and status.',
+    requestBuckets, this.registry,
+  );
+  // The request count is the duration histogram's count: read from it at each scrape rather than counted
   // a second time on every request's hot path.
   private readonly httpRequests = new Counter({
     name: 'berth_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.',
     labelNames: ['method', 'route', 'status'], registers: [this.registry],
-    collect: async () => {
-      const { values } = await this.httpDuration.get();
+    collect: () => {
       this.httpRequests.reset();
-      for (const { metricName, labels, value } of values) {
-        if (metricName === 'berth_http_request_duration_seconds_count') this.httpRequests.inc(labels, value);
-      }
+      for (const { labels, count } of this.httpDuration.counts()) this.httpRequests.inc(labels, count);
     },
-  });
-  private readonly httpDuration = new Histogram({
-    name: 'berth_http_request_duration_seconds', help: 'Time from a request\'s arrival to its answer\'s end, by method, route pattern and status.',
-    labelNames: ['method', 'route', 'status'], buckets: requestBuckets, registers: [this.registry],
   });
   private readonly inferenceRequests = new Counter({
     name: 'berth_inference_requests_total', help: 'Inference calls a model replica answered, by deployment, model, operation, streaming and status.',
@@ -116,13 +110,7 @@ export class GatewayMetrics implements TelemetryObserver {
   }
 
   httpRequest(event: HttpRequestEvent): void {
-    const key = `${event.method} ${event.status} ${event.route}`;
-    let series = this.httpSeries.get(key);
-    if (series === undefined) {
-      series = this.httpDuration.labels({ method: event.method, route: event.route, status: String(event.status) });
-      this.httpSeries.set(key, series);
-    }
-    series.observe(event.durationSeconds);
+    this.httpDuration.record(event.method, event.route, event.status, event.durationSeconds);
   }
 
   inference(event: InferenceEvent): void {

@@ -35,7 +35,7 @@ describe('PostgreSQL storage with an OpenTelemetry SDK registered', () => {
     const locked = spans.find((span) => span.name === 'resources.getForUpdate models');
     expect(create?.kind).toBe(SpanKind.CLIENT);
     expect(create?.attributes).toEqual({
-      'db.system.name': 'postgresql', 'db.system': 'postgresql', 'db.operation.name': 'resources.create', 'db.collection.name': 'models',
+      'db.system.name': 'postgresql', 'db.operation.name': 'resources.create', 'db.collection.name': 'models',
     });
     expect(create?.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
     expect(transaction?.parentSpanContext?.spanId).toBe(request.spanContext().spanId);

@@ -11,7 +11,7 @@ import { bearerAuthentication } from './authentication.js';
 import { defaultJsonBodyLimits, parseJsonBody, type JsonBodyLimits } from './json-body.js';
 import { BusboyFileBody } from './multipart-file-body.js';
 import { registerSignedUrlRoutes } from './signed-url-routes.js';
-import { reportRequests, serveMetrics } from './request-telemetry.js';
+import { observeResponses, serveMetrics } from './request-telemetry.js';
 import { readiness } from './readiness.js';
 import { traceRequests } from './request-tracing.js';
 import { routeLabeler } from './route-label.js';
@@ -149,8 +149,7 @@ function registerBerth(app: FastifyInstance, options: BerthPluginOptions): void 
   });
   const telemetry = gateway.resolve(telemetryToken);
   const routeOf = routeLabeler(prefix, (request) => (request as unknown as RequestWithRoute)[resolvedRouteKey]?.spec?.path);
-  if (telemetry.enabled) reportRequests(app, telemetry, routeOf);
-  if (tracingEnabled()) traceRequests(app, routeOf);
+  observeResponses(app, routeOf, { telemetry: telemetry.enabled ? telemetry : undefined, endSpan: tracingEnabled() ? traceRequests(app) : undefined });
   // Unknown paths answer 404 from an `onRequest` hook, before any body is read. The hook lives in a
   // child scope that holds only the not-found handler, so the routes do not run it.
   void app.register((scope, _options, done) => {

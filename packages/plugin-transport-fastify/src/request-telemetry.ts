@@ -1,18 +1,24 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { matchesBearerToken, unauthenticated, type MetricsEndpoint, type Telemetry } from '@berth/core';
+import type { EndRequestSpan } from './request-tracing.js';
 
 /**
- * Reports every answered request to {@link Telemetry} from an `onResponse` hook of Berth's scope (added
- * only when an observer is installed: no cost otherwise), under the route `routeOf` gives (see `routeLabeler`).
+ * One `onResponse` hook of Berth's scope for what is observed of every answered request: reports it to
+ * {@link Telemetry} (when an observer is installed) and ends its span (`endSpan`, when tracing is on),
+ * under the route `routeOf` gives (see `routeLabeler`), computed once for both. Added only when one of
+ * the two is on: no hook and no cost otherwise.
  */
-export function reportRequests(app: FastifyInstance, telemetry: Telemetry, routeOf: (request: FastifyRequest) => string): void {
+export function observeResponses(
+  app: FastifyInstance,
+  routeOf: (request: FastifyRequest) => string,
+  observers: { readonly telemetry?: Telemetry | undefined; readonly endSpan?: EndRequestSpan | undefined },
+): void {
+  const { telemetry, endSpan } = observers;
+  if (telemetry === undefined && endSpan === undefined) return;
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
-    telemetry.httpRequest({
-      method: request.method,
-      route: routeOf(request),
-      status: reply.statusCode,
-      durationSeconds: reply.elapsedTime / 1000,
-    });
+    const route = routeOf(request);
+    telemetry?.httpRequest({ method: request.method, route, status: reply.statusCode, durationSeconds: reply.elapsedTime / 1000 });
+    endSpan?.(request, reply, route);
     done();
   });
 }

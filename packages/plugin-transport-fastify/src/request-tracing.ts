@@ -1,34 +1,44 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { SpanKind, extractTraceContext, failSpan, startSpanIn, withSpanIn, type Span } from '@berth/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SpanKind, activeContext, extractTraceContext, failSpan, propagatedFields, startSpanIn, withSpanIn, type Span } from '@berth/core';
 
 const spanKey = Symbol('berth.span');
 interface RequestWithSpan {
   [spanKey]?: Span;
 }
 
+/** Ends a request's span with its route and status (the `onResponse` hook of `observeResponses` calls it). */
+export type EndRequestSpan = (request: FastifyRequest, reply: FastifyReply, route: string) => void;
+
 /**
  * A SERVER span per request (parented on the caller's W3C `traceparent`), active while the request is
- * served so storage, engine, tool and webhook spans become its children; named by method and route
- * pattern (as metrics label it, `routeLabeler`), ended with the status. Added only when the host registered an OpenTelemetry SDK.
+ * served so storage, engine, tool and webhook spans become its children. Started by an `onRequest` hook
+ * named by the method alone (the route is not known before routing ends); the returned function, called
+ * when the answer has ended, names it by method and route pattern (as metrics label it, `routeLabeler`)
+ * and ends it with the status. Added only when the host registered an OpenTelemetry SDK.
  */
-export function traceRequests(app: FastifyInstance, routeOf: (request: FastifyRequest) => string): void {
+export function traceRequests(app: FastifyInstance): EndRequestSpan {
+  // The headers the registered propagator reads (`traceparent`, `tracestate`, `baggage` for W3C): a request
+  // carrying none of them has no caller's context to extract, so the extraction is skipped.
+  const fields = propagatedFields();
+  const carriesContext = (headers: FastifyRequest['headers']) => {
+    for (const field of fields) if (headers[field] !== undefined) return true;
+    return false;
+  };
   app.addHook('onRequest', (request, _reply, done) => {
-    const parent = extractTraceContext(request.headers);
-    const span = startSpanIn(parent, `${request.method} ${request.routeOptions.url ?? 'unmatched'}`, {
+    const parent = carriesContext(request.headers) ? extractTraceContext(request.headers) : activeContext();
+    const span = startSpanIn(parent, request.method, {
       'http.request.method': request.method, 'berth.request_id': request.id,
     }, SpanKind.SERVER);
     (request as RequestWithSpan)[spanKey] = span;
     withSpanIn(parent, span, done);
   });
-  app.addHook('onResponse', (request, reply, done) => {
+  return (request, reply, route) => {
     const span = (request as RequestWithSpan)[spanKey];
-    if (span !== undefined) {
-      const route = routeOf(request);
-      span.updateName(`${request.method} ${route}`);
-      span.setAttributes({ 'http.route': route, 'http.response.status_code': reply.statusCode });
-      if (reply.statusCode >= 500) failSpan(span, new Error(`answered ${reply.statusCode}`));
-      span.end();
-    }
-    done();
-  });
+    if (span === undefined) return;
+    span.updateName(`${request.method} ${route}`);
+    span.setAttribute('http.route', route);
+    span.setAttribute('http.response.status_code', reply.statusCode);
+    if (reply.statusCode >= 500) failSpan(span, new Error(`answered ${reply.statusCode}`));
+    span.end();
+  };
 }

@@ -16,7 +16,10 @@ export function routeLabeler(prefix: string, routeOf: (request: FastifyRequest) 
     return pattern;
   };
   return (request) => {
+    const documented = routeOf(request);
+    if (documented !== undefined) return documented;
+    // Fastify builds `routeOptions` afresh at each read: read only when no documented route answers.
     const url = request.routeOptions.url;
-    return routeOf(request) ?? (url === undefined ? 'unmatched' : patternOf(url));
+    return url === undefined ? 'unmatched' : patternOf(url);
   };
 }

@@ -46,7 +46,7 @@ describe('traceStorage', () => {
       expect(JSON.stringify(span!.attributes)).not.toMatch(/secret|private|acme/);
     }
     expect(get!.attributes).toEqual({
-      'db.system.name': 'postgresql', 'db.system': 'postgresql', 'db.operation.name': 'resources.get', 'db.collection.name': 'models',
+      'db.system.name': 'postgresql', 'db.operation.name': 'resources.get', 'db.collection.name': 'models',
     });
     expect(kv!.attributes).toMatchObject({ 'db.operation.name': 'kv.set', 'db.collection.name': 'kv' });
   });

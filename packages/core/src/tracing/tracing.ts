@@ -74,7 +74,20 @@ export function injectTraceContext(headers: Record<string, string>): Record<stri
   return headers;
 }
 
+/** The active context (the root one outside any span), to parent a span on when a request carries no caller's context. */
+export function activeContext(): Context {
+  return context.active();
+}
+
+/**
+ * The header names the registered propagator reads (`traceparent`, `tracestate`, `baggage` with the W3C
+ * one), lower-case: a request carrying none of them has no context to extract. Read it once, at start-up.
+ */
+export function propagatedFields(): readonly string[] {
+  return propagation.fields().map((field) => field.toLowerCase());
+}
+
 /** The context carried by incoming headers (`traceparent`), to parent the request's span on the caller's. */
-export function extractTraceContext(headers: Record<string, string | string[] | undefined>) {
+export function extractTraceContext(headers: Record<string, string | string[] | undefined>): Context {
   return propagation.extract(context.active(), headers);
 }
