@@ -3,8 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { startChildServer, type ChildServer } from '../lib/child-server.js';
 import { pinToCpu } from '../lib/cpu-pinning.js';
-import { processCpuMicros } from '../lib/process-cpu.js';
-import { printTable } from '../lib/load.js';
+import { cpuMicros, printTable } from '../lib/load.js';
 import { median, pairedRound, percent } from '../lib/stats.js';
 
 /**
@@ -52,7 +51,7 @@ async function closedLoop(target: Target, concurrency: number): Promise<Measure>
   if (!/^http:\/\/127\.0\.0\.1:/.test(target.url)) throw new Error('benchmarks target loopback only');
   const pool = new Pool(target.url, { connections: concurrency, pipelining: 1 });
   const samples: number[] = [];
-  const cpuBefore = processCpuMicros(target.pid);
+  const cpuBefore = cpuMicros(target.pid);
   const started = Date.now();
   const end = started + seconds * 1000;
   const worker = async () => {
@@ -70,7 +69,7 @@ async function closedLoop(target: Target, concurrency: number): Promise<Measure>
     await pool.close();
   }
   const elapsed = (Date.now() - started) / 1000;
-  const cpuAfter = processCpuMicros(target.pid);
+  const cpuAfter = cpuMicros(target.pid);
   samples.sort((a, b) => a - b);
   const cpuUs = cpuBefore === undefined || cpuAfter === undefined ? Number.NaN : (cpuAfter - cpuBefore) / samples.length;
   return { rps: samples.length / elapsed, p50Us: samples[Math.floor(samples.length / 2)]!, cpuUs };
