@@ -15,10 +15,16 @@ import { printTable } from '../lib/load.js';
  * (b) gateway: a model created for upload, `:getUploadEndpoint`, the signed PUT streaming S bytes (a valid
  *     safetensors file generated on the fly), `:validateUpload`, `:getDownloadEndpoint`, the signed GET read
  *     to the end; the gateway runs in its own process;
- * (a) and (b) alternate in paired rounds (order swapped every round); each pair gives a ratio, and the
- * median ratio is reported. Target: ≥ 0.8 × for upload and for download. Each round also reports the CPU
- * time the store's work took: this process's for (a), the gateway process's for (b) (the client's is not
- * counted), which a loaded machine disturbs far less than the wall-clock ratio.
+ * (b') bare HTTP: a minimal `node:http` server in its own process (`bare-server.ts`) doing the same store
+ *     work and nothing else: the same PUT streamed into `putStream` (hashed, fdatasynced), the same GET of
+ *     `getStream` piped to the response. It separates what HTTP on loopback costs (bare ÷ direct) from
+ *     what the gateway adds (gateway ÷ bare).
+ * (a), (b) and (b') run in rounds, in an order that rotates every round (and reverses every three rounds);
+ * each round gives ratios, and the medians are reported. Target (the issue's, and the verdict line):
+ * gateway ÷ direct ≥ 0.8 × for upload and for download; gateway ÷ bare HTTP is reported beside it. Each
+ * round also reports the CPU time the store's work took: this process's for (a), the bare server's for
+ * (b'), the gateway process's for (b) (the client's is not counted), which a loaded machine disturbs far
+ * less than the wall-clock ratios.
  * (c) the gateway's RSS, sampled from /proc every 25 ms, during the upload and the download of one
  *     BENCH_BIG_BYTES file (default 2 GiB). Target: flat (peak growth far below the file, reported).
  * Files are generated as they are sent, never stored in the repository; everything is deleted afterwards.
@@ -194,6 +200,25 @@ async function throughGateway(g: Gateway, id: string, size: number, during?: { u
   return { upMs, downMs, upCpuMs, downCpuMs };
 }
 
+/** (b'): the bare HTTP baseline: the same signed-URL-less PUT and GET of the bytes on the bare server's store. */
+async function throughBareHttp(bare: ChildServer, key: string, size: number): Promise<Timed> {
+  const url = `${bare.url}/${encodeURIComponent(key)}`;
+  const started = performance.now();
+  const cpuStart = processCpuMs(bare.pid);
+  await putStreamed(url, size);
+  const upMs = performance.now() - started;
+  const upCpuMs = processCpuMs(bare.pid) - cpuStart;
+  const readStart = performance.now();
+  const readCpu = processCpuMs(bare.pid);
+  const read = await getCounted(url);
+  const downMs = performance.now() - readStart;
+  const downCpuMs = processCpuMs(bare.pid) - readCpu;
+  if (read !== size) throw new Error(`bare HTTP download read ${read} of ${size} bytes`);
+  const deleted = await fetch(url, { method: 'DELETE' });
+  if (deleted.status !== 204) throw new Error(`bare HTTP DELETE answered ${deleted.status}`);
+  return { upMs, downMs, upCpuMs, downCpuMs };
+}
+
 /** RSS of a process now, in bytes (Linux /proc). */
 function rssBytes(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -202,47 +227,70 @@ function rssBytes(pid: number): number {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-export async function runModelFilesBenchmark(): Promise<{ uploadRatio: number; downloadRatio: number; peakGrowth?: number }> {
+export interface ModelFilesResult {
+  /** The issue's target: gateway over direct, median of the paired rounds. */
+  readonly uploadRatio: number;
+  readonly downloadRatio: number;
+  /** Gateway over the bare HTTP server doing the same store work: what the gateway adds. */
+  readonly uploadVsBare: number;
+  readonly downloadVsBare: number;
+  readonly peakGrowth?: number;
+}
+
+export async function runModelFilesBenchmark(): Promise<ModelFilesResult> {
   const root = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'berth-bench-model-files-'));
   const blobDir = join(root, 'blobs');
   const store = new FilesystemBlobStore({ directory: blobDir });
   const child = await startChildServer(here('./gateway-server.ts'), [], { BENCH_BLOB_DIR: blobDir });
+  const bare = await startChildServer(here('./bare-server.ts'), [], { BENCH_BLOB_DIR: blobDir });
   const g: Gateway = { child, apiKey: String(child.info.apiKey) };
   const loadBefore = loadavg()[0]!;
   try {
     // Warm-up: one small file each way (JIT, connections, the store's directories).
     await direct(store, 'bench/warmup', 8 * 1024 * 1024);
     await throughGateway(g, 'warmup', 8 * 1024 * 1024);
+    await throughBareHttp(bare, 'warmup', 8 * 1024 * 1024);
     const rows: Array<Array<string | number>> = [];
     const cpuRows: Array<Array<string | number>> = [];
-    const upRatios: number[] = [];
-    const downRatios: number[] = [];
+    const ratios = { up: [] as number[], down: [] as number[], upBare: [] as number[], downBare: [] as number[], bareUp: [] as number[], bareDown: [] as number[] };
     for (let round = 0; round < rounds; round += 1) {
-      const runDirect = () => direct(store, `bench/round-${round}`, fileBytes);
-      const runGateway = () => throughGateway(g, `round-${round}`, fileBytes);
-      let d: Timed;
-      let w: Timed;
-      if (round % 2 === 0) {
-        d = await runDirect();
-        w = await runGateway();
-      } else {
-        w = await runGateway();
-        d = await runDirect();
-      }
-      upRatios.push(d.upMs / w.upMs);
-      downRatios.push(d.downMs / w.downMs);
-      rows.push([round + 1, round % 2 === 0 ? 'direct first' : 'gateway first',
-        mbPerSecond(fileBytes, d.upMs).toFixed(0), mbPerSecond(fileBytes, w.upMs).toFixed(0), (d.upMs / w.upMs).toFixed(2),
-        mbPerSecond(fileBytes, d.downMs).toFixed(0), mbPerSecond(fileBytes, w.downMs).toFixed(0), (d.downMs / w.downMs).toFixed(2)]);
-      cpuRows.push([round + 1, d.upCpuMs.toFixed(0), w.upCpuMs.toFixed(0), d.downCpuMs.toFixed(0), w.downCpuMs.toFixed(0)]);
+      // The three runs of a round in a rotating order, so none always runs first or last.
+      const runs = [
+        { name: 'direct', run: () => direct(store, `bench/round-${round}`, fileBytes) },
+        { name: 'gateway', run: () => throughGateway(g, `round-${round}`, fileBytes) },
+        { name: 'bare', run: () => throughBareHttp(bare, `round-${round}`, fileBytes) },
+      ];
+      const order = [...runs.slice(round % 3), ...runs.slice(0, round % 3)];
+      if (Math.floor(round / 3) % 2 === 1) order.reverse();
+      const timed = new Map<string, Timed>();
+      for (const { name, run } of order) timed.set(name, await run());
+      const d = timed.get('direct')!;
+      const w = timed.get('gateway')!;
+      const b = timed.get('bare')!;
+      ratios.up.push(d.upMs / w.upMs);
+      ratios.down.push(d.downMs / w.downMs);
+      ratios.upBare.push(b.upMs / w.upMs);
+      ratios.downBare.push(b.downMs / w.downMs);
+      ratios.bareUp.push(d.upMs / b.upMs);
+      ratios.bareDown.push(d.downMs / b.downMs);
+      const rate = (ms: number) => mbPerSecond(fileBytes, ms).toFixed(0);
+      rows.push([round + 1, order.map((o) => o.name[0]).join(''),
+        rate(d.upMs), rate(b.upMs), rate(w.upMs), (d.upMs / w.upMs).toFixed(2), (b.upMs / w.upMs).toFixed(2),
+        rate(d.downMs), rate(b.downMs), rate(w.downMs), (d.downMs / w.downMs).toFixed(2), (b.downMs / w.downMs).toFixed(2)]);
+      cpuRows.push([round + 1, d.upCpuMs.toFixed(0), b.upCpuMs.toFixed(0), w.upCpuMs.toFixed(0), d.downCpuMs.toFixed(0), b.downCpuMs.toFixed(0), w.downCpuMs.toFixed(0)]);
     }
-    console.log(`\nmodel-files benchmark: ${rounds} paired rounds of ${mib(fileBytes)} MiB, filesystem blob store (${blobDir}), Node ${process.version}; load average ${loadBefore.toFixed(1)} at start on ${availableParallelism()} cores`);
-    printTable(['round', 'order', 'direct up MB/s', 'gateway up MB/s', 'up ×', 'direct down MB/s', 'gateway down MB/s', 'down ×'], rows);
-    console.log(`\nCPU time of the process doing the store's work, every thread (direct: this process; gateway: the gateway's, from /proc, 10 ms steps), ms per ${mib(fileBytes)} MiB`);
-    printTable(['round', 'direct up', 'gateway up', 'direct down', 'gateway down'], cpuRows);
-    const uploadRatio = median(upRatios);
-    const downloadRatio = median(downRatios);
-    console.log(`median ratio: upload ${uploadRatio.toFixed(2)} ×, download ${downloadRatio.toFixed(2)} × (target ≥ 0.8 ×: ${uploadRatio >= 0.8 && downloadRatio >= 0.8 ? 'met' : 'MISSED'})`);
+    console.log(`\nmodel-files benchmark: ${rounds} rounds of ${mib(fileBytes)} MiB, filesystem blob store (${blobDir}), Node ${process.version}; load average ${loadBefore.toFixed(1)} at start on ${availableParallelism()} cores`);
+    console.log('order: d = direct store calls, b = bare node:http server, g = gateway (MB/s; gw/d = gateway ÷ direct, the target; gw/b = gateway ÷ bare HTTP)');
+    printTable(['round', 'order', 'direct up', 'bare up', 'gateway up', 'up gw/d', 'up gw/b', 'direct down', 'bare down', 'gateway down', 'down gw/d', 'down gw/b'], rows);
+    console.log(`\nCPU time of the process doing the store's work, every thread (direct: this process; bare and gateway: theirs, from /proc, 10 ms steps), ms per ${mib(fileBytes)} MiB`);
+    printTable(['round', 'direct up', 'bare up', 'gateway up', 'direct down', 'bare down', 'gateway down'], cpuRows);
+    const uploadRatio = median(ratios.up);
+    const downloadRatio = median(ratios.down);
+    const uploadVsBare = median(ratios.upBare);
+    const downloadVsBare = median(ratios.downBare);
+    console.log(`median bare HTTP ÷ direct: upload ${median(ratios.bareUp).toFixed(2)} ×, download ${median(ratios.bareDown).toFixed(2)} × (what HTTP on loopback costs)`);
+    console.log(`median gateway ÷ bare HTTP: upload ${uploadVsBare.toFixed(2)} ×, download ${downloadVsBare.toFixed(2)} × (what the gateway adds)`);
+    console.log(`median gateway ÷ direct: upload ${uploadRatio.toFixed(2)} ×, download ${downloadRatio.toFixed(2)} × (target ≥ 0.8 ×: ${uploadRatio >= 0.8 && downloadRatio >= 0.8 ? 'met' : 'MISSED'})`);
 
     let peakGrowth: number | undefined;
     if (bigBytes > 0) {
@@ -265,9 +313,10 @@ export async function runModelFilesBenchmark(): Promise<{ uploadRatio: number; d
       ]);
     }
     console.log(`load average at end ${loadavg()[0]!.toFixed(1)}`);
-    return { uploadRatio, downloadRatio, ...(peakGrowth !== undefined ? { peakGrowth } : {}) };
+    return { uploadRatio, downloadRatio, uploadVsBare, downloadVsBare, ...(peakGrowth !== undefined ? { peakGrowth } : {}) };
   } finally {
     await child.stop();
+    await bare.stop();
     rmSync(root, { recursive: true, force: true });
   }
 }
