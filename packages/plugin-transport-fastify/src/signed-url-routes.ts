@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { StreamedRequestBody } from '@berth/core';
 import type { RouteSpec } from './route-spec.js';
 import { fastifyParams, routeRequestOf, sendAnswer } from './http-request.js';
+import { flowingChunks } from './streamed-body.js';
 
 export interface SignedUrlRoutesOptions {
   readonly routes: readonly RouteSpec[];
@@ -58,9 +59,10 @@ export async function registerSignedUrlRoutes(app: FastifyInstance, options: Sig
   });
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    // The payload stream itself, unread: the route handler consumes it.
+    // The payload stream itself, unread: the route handler consumes it, in flowing mode with a bounded
+    // queue (`flowingChunks`: the socket keeps reading while the handler hashes and writes a chunk).
     scope.addContentTypeParser('*', (request, payload, done) => {
-      const body: StreamedRequestBody & { readonly stream: Readable } = { declaredLength: declaredLength(request), chunks: payload, stream: payload };
+      const body: StreamedRequestBody & { readonly stream: Readable } = { declaredLength: declaredLength(request), chunks: flowingChunks(payload), stream: payload };
       done(null, body);
     });
     registerRoutes(scope, streamed, options.mountPoint);

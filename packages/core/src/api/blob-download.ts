@@ -32,14 +32,20 @@ export async function blobDownloadAnswer(
   request: DownloadRequest,
   options: BlobDownloadOptions,
 ): Promise<StreamAnswer | BinaryAnswer> {
-  const head = await blobs.head(ctx, key);
-  if (!head) throw options.notStored();
-  const entityTag = blobEntityTag(head.sha256);
   const headers = (metadata: BlobMetadata) => ({
     'accept-ranges': 'bytes',
     ...(blobEntityTag(metadata.sha256) ? { etag: blobEntityTag(metadata.sha256)! } : {}),
     ...options.headers?.(metadata),
   });
+  if (request.range === undefined) {
+    // The whole object (If-Range only qualifies a Range): one read of the store, its metadata with the bytes.
+    const whole = await blobs.getStream(ctx, key);
+    if (!whole) throw options.notStored();
+    return new StreamAnswer(whole.body, whole.contentType, whole.length, headers(whole));
+  }
+  const head = await blobs.head(ctx, key);
+  if (!head) throw options.notStored();
+  const entityTag = blobEntityTag(head.sha256);
   const choice = ifRangeHolds(request.ifRange, entityTag) ? chooseRange(request.range, head.size) : { kind: 'whole' as const };
   if (choice.kind === 'unsatisfiable') {
     const body = { code: codeNumberOf(Code.OUT_OF_RANGE), message: `the range ${JSON.stringify(request.range)} starts past the end of the ${head.size}-byte file`, details: [] };
