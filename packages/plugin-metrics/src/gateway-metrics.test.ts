@@ -28,3 +28,27 @@ describe('GatewayMetrics HTTP requests', () => {
     expect(sample(second, `berth_http_requests_total${missing}`)).toBe(1);
   });
 });
+
+describe('GatewayMetrics inference calls', () => {
+  it('counts calls per series and sums tokens, the same at every scrape; a series without usage has no token samples', async () => {
+    const metrics = new GatewayMetrics({ processMetrics: false });
+    const call = { deployment: 'accounts/a/deployments/d', model: 'accounts/a/models/m', operation: 'chat' as const, stream: false, status: 200 };
+    metrics.inference({ ...call, promptTokens: 10, completionTokens: 4 });
+    metrics.inference({ ...call, promptTokens: 5, completionTokens: 1 });
+    metrics.inference({ ...call, status: 502 });
+    metrics.inference({ ...call, model: 'accounts/a/models/quiet', stream: true });
+    const series = `{deployment="${call.deployment}",model="${call.model}"}`;
+    const ok = `{deployment="${call.deployment}",model="${call.model}",operation="chat",stream="false",status="200"}`;
+    const failed = `{deployment="${call.deployment}",model="${call.model}",operation="chat",stream="false",status="502"}`;
+    const quiet = `{deployment="${call.deployment}",model="accounts/a/models/quiet",operation="chat",stream="true",status="200"}`;
+    for (let scrape = 0; scrape < 2; scrape += 1) {
+      const text = await metrics.registry.metrics();
+      expect(sample(text, `berth_inference_requests_total${ok}`)).toBe(2);
+      expect(sample(text, `berth_inference_requests_total${failed}`)).toBe(1);
+      expect(sample(text, `berth_inference_requests_total${quiet}`)).toBe(1);
+      expect(sample(text, `berth_inference_prompt_tokens_total${series}`)).toBe(15);
+      expect(sample(text, `berth_inference_completion_tokens_total${series}`)).toBe(5);
+      expect(text).not.toContain('berth_inference_prompt_tokens_total{deployment="accounts/a/deployments/d",model="accounts/a/models/quiet"}');
+    }
+  });
+});

@@ -12,6 +12,16 @@ const firstTokenBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 /** Gaps between tokens: 1 ms to 2.5 s. */
 const interTokenBuckets = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.25, 2.5];
 
+/** Inference calls and tokens of one deployment and model, counted between scrapes' readings. */
+interface InferenceTally {
+  readonly labels: { readonly deployment: string; readonly model: string };
+  /** Calls by operation, streaming and status. */
+  readonly outcomes: Map<string, { readonly labels: { readonly operation: string; readonly stream: string; readonly status: string }; count: number }>;
+  /** Undefined until a call reports usage (the series then appears). */
+  promptTokens?: number;
+  completionTokens?: number;
+}
+
 /** What the gauges read at scrape time. */
 export interface GaugeReadings {
   readonly replicas: readonly { readonly deployment: string; readonly phase: string; readonly count: number }[];
@@ -42,17 +52,34 @@ export class GatewayMetrics implements TelemetryObserver {
       for (const { labels, count } of this.httpDuration.counts()) this.httpRequests.inc(labels, count);
     },
   });
+  // Inference calls and tokens are tallied per series in plain numbers (no label object hashed and
+  // validated per call, as prom-client's `inc` does) and handed to the counters at each scrape.
+  private readonly inferenceTallies = new Map<string, InferenceTally>();
   private readonly inferenceRequests = new Counter({
     name: 'berth_inference_requests_total', help: 'Inference calls a model replica answered, by deployment, model, operation, streaming and status.',
     labelNames: ['deployment', 'model', 'operation', 'stream', 'status'], registers: [this.registry],
+    collect: () => {
+      this.inferenceRequests.reset();
+      for (const { labels, outcomes } of this.inferenceTallies.values()) {
+        for (const outcome of outcomes.values()) this.inferenceRequests.inc({ ...labels, ...outcome.labels }, outcome.count);
+      }
+    },
   });
   private readonly promptTokens = new Counter({
     name: 'berth_inference_prompt_tokens_total', help: 'Tokens in (prompt), as the replica\'s usage reports them.',
     labelNames: ['deployment', 'model'], registers: [this.registry],
+    collect: () => {
+      this.promptTokens.reset();
+      for (const { labels, promptTokens } of this.inferenceTallies.values()) if (promptTokens !== undefined) this.promptTokens.inc(labels, promptTokens);
+    },
   });
   private readonly completionTokens = new Counter({
     name: 'berth_inference_completion_tokens_total', help: 'Tokens out (completion), as the replica\'s usage reports them.',
     labelNames: ['deployment', 'model'], registers: [this.registry],
+    collect: () => {
+      this.completionTokens.reset();
+      for (const { labels, completionTokens } of this.inferenceTallies.values()) if (completionTokens !== undefined) this.completionTokens.inc(labels, completionTokens);
+    },
   });
   private readonly firstToken = new Histogram({
     name: 'berth_inference_time_to_first_token_seconds', help: 'Streamed answers: from the request\'s arrival to the first chunk of the answer.',
@@ -114,10 +141,22 @@ export class GatewayMetrics implements TelemetryObserver {
   }
 
   inference(event: InferenceEvent): void {
-    const labels = { deployment: event.deployment, model: event.model };
-    this.inferenceRequests.inc({ ...labels, operation: event.operation, stream: String(event.stream), status: String(event.status) });
-    if (event.promptTokens !== undefined) this.promptTokens.inc(labels, event.promptTokens);
-    if (event.completionTokens !== undefined) this.completionTokens.inc(labels, event.completionTokens);
+    const key = `${event.deployment}\u0000${event.model}`;
+    let tally = this.inferenceTallies.get(key);
+    if (tally === undefined) {
+      tally = { labels: { deployment: event.deployment, model: event.model }, outcomes: new Map() };
+      this.inferenceTallies.set(key, tally);
+    }
+    const outcomeKey = `${event.operation} ${event.stream} ${event.status}`;
+    let outcome = tally.outcomes.get(outcomeKey);
+    if (outcome === undefined) {
+      outcome = { labels: { operation: event.operation, stream: String(event.stream), status: String(event.status) }, count: 0 };
+      tally.outcomes.set(outcomeKey, outcome);
+    }
+    outcome.count += 1;
+    if (event.promptTokens !== undefined) tally.promptTokens = (tally.promptTokens ?? 0) + event.promptTokens;
+    if (event.completionTokens !== undefined) tally.completionTokens = (tally.completionTokens ?? 0) + event.completionTokens;
+    const labels = tally.labels;
     if (event.timeToFirstTokenSeconds !== undefined) this.firstToken.observe(labels, event.timeToFirstTokenSeconds);
     if (event.interTokenSeconds !== undefined && event.interTokenSeconds.length > 0) {
       const child = this.interToken.labels(labels);
