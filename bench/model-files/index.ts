@@ -31,7 +31,7 @@ import { printTable } from '../lib/load.js';
  *
  * Environment: BENCH_FILE_BYTES (S, default 256 MiB), BENCH_ROUNDS (default 3), BENCH_BIG_BYTES (default
  * 2 GiB; 0 skips (c)), BENCH_DIR (parent of the blob directory, default the OS temp directory),
- * BENCH_NODE_OPTIONS (Node options for the gateway process, e.g. `--cpu-prof --cpu-prof-dir=DIR`).
+ * BENCH_NODE_OPTIONS (Node options for the gateway and bare-HTTP server processes, e.g. `--cpu-prof --cpu-prof-dir=DIR`).
  */
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const fileBytes = Number(process.env.BENCH_FILE_BYTES ?? 256 * 1024 ** 2);
