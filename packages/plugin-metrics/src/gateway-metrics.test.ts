@@ -52,3 +52,22 @@ describe('GatewayMetrics inference calls', () => {
     }
   });
 });
+
+describe('GatewayMetrics streamed answers', () => {
+  it('observes the time to the first token and every gap between chunks per deployment and model', async () => {
+    const metrics = new GatewayMetrics({ processMetrics: false });
+    const call = { deployment: 'accounts/a/deployments/d', model: 'accounts/a/models/m', operation: 'chat' as const, stream: true, status: 200 };
+    metrics.inference({ ...call, timeToFirstTokenSeconds: 0.04, interTokenSeconds: [0.003, 0.003, 0.05] });
+    metrics.inference({ ...call, timeToFirstTokenSeconds: 0.2, interTokenSeconds: [0.002] });
+    const series = `deployment="${call.deployment}",model="${call.model}"`;
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('# TYPE berth_inference_time_to_first_token_seconds histogram');
+    expect(sample(text, `berth_inference_time_to_first_token_seconds_count{${series}}`)).toBe(2);
+    expect(sample(text, `berth_inference_time_to_first_token_seconds_bucket{le="0.05",${series}}`)).toBe(1);
+    expect(sample(text, `berth_inference_time_to_first_token_seconds_sum{${series}}`)).toBeCloseTo(0.24);
+    expect(sample(text, `berth_inference_inter_token_latency_seconds_count{${series}}`)).toBe(4);
+    expect(sample(text, `berth_inference_inter_token_latency_seconds_bucket{le="0.0025",${series}}`)).toBe(1);
+    expect(sample(text, `berth_inference_inter_token_latency_seconds_bucket{le="0.005",${series}}`)).toBe(3);
+    expect(sample(text, `berth_inference_inter_token_latency_seconds_bucket{le="+Inf",${series}}`)).toBe(4);
+  });
+});

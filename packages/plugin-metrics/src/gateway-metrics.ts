@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { RequestDurations } from './request-durations.js';
+import { RequestDurations, ScrapedHistogram, type HistogramSeries } from './request-durations.js';
 import type {
   AutoscalerDecisionEvent, BatchRowsEvent, HttpRequestEvent, InferenceEvent, QueueJobEvent, StorageStats, TelemetryObserver,
   WebhookDeliveryEvent,
@@ -20,6 +20,9 @@ interface InferenceTally {
   /** Undefined until a call reports usage (the series then appears). */
   promptTokens?: number;
   completionTokens?: number;
+  /** Streamed answers' series, created at the first stream. */
+  firstToken?: HistogramSeries;
+  interToken?: HistogramSeries;
 }
 
 /** What the gauges read at scrape time. */
@@ -81,14 +84,9 @@ export class GatewayMetrics implements TelemetryObserver {
       for (const { labels, completionTokens } of this.inferenceTallies.values()) if (completionTokens !== undefined) this.completionTokens.inc(labels, completionTokens);
     },
   });
-  private readonly firstToken = new Histogram({
-    name: 'berth_inference_time_to_first_token_seconds', help: 'Streamed answers: from the request\'s arrival to the first chunk of the answer.',
-    labelNames: ['deployment', 'model'], buckets: firstTokenBuckets, registers: [this.registry],
-  });
-  private readonly interToken = new Histogram({
-    name: 'berth_inference_inter_token_latency_seconds', help: 'Streamed answers: the gaps between consecutive chunks.',
-    labelNames: ['deployment', 'model'], buckets: interTokenBuckets, registers: [this.registry],
-  });
+  // Streamed answers observe one gap per chunk: histograms whose series the tally keeps (see ScrapedHistogram).
+  private readonly firstToken = new ScrapedHistogram('berth_inference_time_to_first_token_seconds', 'Streamed answers: from the request\'s arrival to the first chunk of the answer.', firstTokenBuckets, this.registry);
+  private readonly interToken = new ScrapedHistogram('berth_inference_inter_token_latency_seconds', 'Streamed answers: the gaps between consecutive chunks.', interTokenBuckets, this.registry);
   private readonly replicas = new Gauge({
     name: 'berth_replicas', help: 'Replicas of each deployment by phase (pending_scheduling, downloading, initializing, ready, failed, stopped).',
     labelNames: ['deployment', 'phase'], registers: [this.registry],
@@ -156,11 +154,13 @@ export class GatewayMetrics implements TelemetryObserver {
     outcome.count += 1;
     if (event.promptTokens !== undefined) tally.promptTokens = (tally.promptTokens ?? 0) + event.promptTokens;
     if (event.completionTokens !== undefined) tally.completionTokens = (tally.completionTokens ?? 0) + event.completionTokens;
-    const labels = tally.labels;
-    if (event.timeToFirstTokenSeconds !== undefined) this.firstToken.observe(labels, event.timeToFirstTokenSeconds);
+    if (event.timeToFirstTokenSeconds !== undefined) {
+      tally.firstToken ??= this.firstToken.createSeries(tally.labels);
+      this.firstToken.observe(tally.firstToken, event.timeToFirstTokenSeconds);
+    }
     if (event.interTokenSeconds !== undefined && event.interTokenSeconds.length > 0) {
-      const child = this.interToken.labels(labels);
-      for (const gap of event.interTokenSeconds) child.observe(gap);
+      tally.interToken ??= this.interToken.createSeries(tally.labels);
+      for (const gap of event.interTokenSeconds) this.interToken.observe(tally.interToken, gap);
     }
   }
 

@@ -28,12 +28,16 @@ describe('RequestDurations', () => {
     expect(await ours.metrics()).toContain('berth_test_seconds_count{method="POST",route="/v1/accounts/{account_id}/models/{model_id}",status="200"} 1');
   });
 
-  it('counts per series, and forgets them all on reset', () => {
-    const durations = new RequestDurations('berth_test_seconds', 'Test durations.', buckets, new Registry());
+  it('counts per series; a reset of the registry zeroes them and leaves no sample until the next request', async () => {
+    const registry = new Registry();
+    const durations = new RequestDurations('berth_test_seconds', 'Test durations.', buckets, registry);
     for (const [method, route, status, seconds] of observations) durations.record(method, route, status, seconds);
-    expect([...durations.counts()].map(({ labels, count }) => `${labels.method} ${labels.status} ${count}`).sort())
+    expect(durations.counts().map(({ labels, count }) => `${labels.method} ${labels.status} ${count}`).sort())
       .toEqual(['GET 200 3', 'GET 404 1', 'POST 200 1', 'POST 502 1']);
-    durations.reset();
-    expect([...durations.counts()]).toEqual([]);
+    registry.resetMetrics();
+    expect(durations.counts()).toEqual([]);
+    expect(await registry.metrics()).not.toContain('berth_test_seconds_count');
+    durations.record('GET', '/v1/x', 200, 0.002);
+    expect(await registry.metrics()).toContain('berth_test_seconds_count{method="GET",route="/v1/x",status="200"} 1');
   });
 });
