@@ -54,11 +54,11 @@ describe('traceStorage', () => {
   it('a transaction is a span with the calls made through it as children; a failure marks both failed', async () => {
     const storage = traceStorage(new MemoryStorage(), 'memory');
     exporter.reset();
-    await storage.transaction(ctx, async (tx) => {
+    await inSpan('job', {}, () => storage.transaction(ctx, async (tx) => {
       await tx.lock(ctx, 'last-admin:accounts/acme');
       await tx.resources.getForUpdate(ctx, 'accounts/acme/users/u1');
       await tx.queue.enqueue(ctx, { queue: 'batch', payload: {} });
-    });
+    }));
     const [transaction] = named('transaction');
     expect(transaction?.kind).toBe(SpanKind.INTERNAL);
     expect(transaction?.attributes['db.system.name']).toBe('memory');
@@ -66,10 +66,12 @@ describe('traceStorage', () => {
     expect(children).toEqual(['transaction.lock', 'resources.getForUpdate users', 'queue.enqueue batch']);
 
     exporter.reset();
-    await expect(storage.resources.update(ctx, 'accounts/acme/models/missing', {}, 'etag')).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(storage.transaction(ctx, async () => {
-      throw new Error('work failed');
-    })).rejects.toThrow('work failed');
+    await inSpan('job', {}, async () => {
+      await expect(storage.resources.update(ctx, 'accounts/acme/models/missing', {}, 'etag')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(storage.transaction(ctx, async () => {
+        throw new Error('work failed');
+      })).rejects.toThrow('work failed');
+    });
     expect(named('resources.update models')[0]?.status.code).toBe(SpanStatusCode.ERROR);
     expect(named('transaction')[0]?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'work failed' });
   });
@@ -80,7 +82,18 @@ describe('traceStorage', () => {
     memoryStorage().register({ bindValue: (_token: unknown, value: unknown) => { bound = value; } } as never);
     expect(bound).not.toBeInstanceOf(MemoryStorage);
     exporter.reset();
-    await (bound as MemoryStorage).resources.get(ctx, 'accounts/acme/models/m');
+    await inSpan('request', {}, () => (bound as MemoryStorage).resources.get(ctx, 'accounts/acme/models/m'));
     expect(named('resources.get models')).toHaveLength(1);
+  });
+
+  it('calls outside any span (pollers, sweeps) start no trace of their own', async () => {
+    const storage = traceStorage(new MemoryStorage(), 'memory');
+    exporter.reset();
+    await storage.queue.claim(ctx, 'batch', 'w1', 1_000);
+    await storage.outbox.poll(ctx, 'consumer', 10);
+    await storage.transaction(ctx, async (tx) => {
+      await tx.resources.getForUpdate(ctx, 'accounts/acme/models/m');
+    });
+    expect(exporter.getFinishedSpans()).toEqual([]);
   });
 });

@@ -38,9 +38,19 @@ function started(call: Call, operation: string, collection: string | undefined):
   return tracer.startSpan(entry.name, entry.options);
 }
 
-/** Runs `work` under a span that ends when its promise settles (a rejection marks it failed). */
+/**
+ * True when a span is active: storage calls are traced as children only. Calls outside any span (the queue
+ * workers' and outbox consumers' polling, background sweeps) would each start a trace of their own, a
+ * stream of one-span traces every poll interval, so they are not traced (as OpenTelemetry's database
+ * instrumentations do with `requireParentSpan`).
+ */
+function inTrace(): boolean {
+  return trace.getSpan(context.active()) !== undefined;
+}
+
+/** Runs `work` under a span that ends when its promise settles (a rejection marks it failed); `work` alone outside any span. */
 function traced<T>(call: Call, operation: string, collection: string | undefined, work: () => Promise<T>): Promise<T> {
-  return settle(started(call, operation, collection), work);
+  return inTrace() ? settle(started(call, operation, collection), work) : work();
 }
 
 /** Ends `span` when `work`'s promise settles, marking it failed on a rejection (or a synchronous throw). */
@@ -92,7 +102,7 @@ function tracedTransactionResources(call: Call, store: TransactionResourceStore)
 }
 
 function tracedBlobs(call: Call, blobs: BlobStore): BlobStore {
-  const traced_: BlobStore = {
+  const base: BlobStore = {
     put: (ctx, key, bytes, type) => traced(call, 'blobs.put', 'blobs', () => blobs.put(ctx, key, bytes, type)),
     putStream: (ctx, key, chunks, type) => traced(call, 'blobs.putStream', 'blobs', () => blobs.putStream(ctx, key, chunks, type)),
     get: (ctx, key) => traced(call, 'blobs.get', 'blobs', () => blobs.get(ctx, key)),
@@ -103,7 +113,7 @@ function tracedBlobs(call: Call, blobs: BlobStore): BlobStore {
     list: (ctx, prefix) => traced(call, 'blobs.list', 'blobs', () => blobs.list(ctx, prefix)),
   };
   const sweep = blobs.sweepAbandonedWrites?.bind(blobs);
-  return sweep === undefined ? traced_ : { ...traced_, sweepAbandonedWrites: (ctx, olderThan) => traced(call, 'blobs.sweepAbandonedWrites', 'blobs', () => sweep(ctx, olderThan)) };
+  return sweep === undefined ? base : { ...base, sweepAbandonedWrites: (ctx, olderThan) => traced(call, 'blobs.sweepAbandonedWrites', 'blobs', () => sweep(ctx, olderThan)) };
 }
 
 function tracedQueue(call: Call, queue: JobQueue): JobQueue {
@@ -146,8 +156,9 @@ function tracedTransaction(call: Call, tx: StorageTransaction): StorageTransacti
 }
 
 /**
- * `storage` with a span per storage call (children of whatever span is active: the request's, a queue
- * job's): one per port operation, and one per transaction with its operations as children. Kind CLIENT
+ * `storage` with a span per storage call made inside a span (children of the active span: the request's, a
+ * queue job's; calls outside any span are not traced): one per port operation, and one per transaction with
+ * its operations as children. Kind CLIENT
  * for a store reached over the network, INTERNAL for one in process. Storage plugins wrap their store
  * with it only when `tracingEnabled()` said so at start-up, so without an SDK nothing changes.
  */
@@ -161,6 +172,7 @@ export function traceStorage(storage: Storage, system: StorageSystem, kind: Span
     outbox: tracedOutbox(call, storage.outbox),
     kv: tracedKv(call, storage.kv),
     transaction: (ctx, work) => {
+      if (!inTrace()) return storage.transaction(ctx, work);
       const span = started(call, 'transaction', undefined);
       // Active while `work` runs, so the calls it makes through `tx` are the transaction's children.
       const active = trace.setSpan(context.active(), span);
