@@ -89,6 +89,18 @@ function hyperparameterEnv(hp: TrainerHyperparameters | undefined): Record<strin
     (key === 'jinjaTemplate' || value === undefined ? [] : [[hyperparameterEnvName(key), String(value)]])));
 }
 
+/** The labels of every object of a fine-tuning job's trainer (the host's, then Berth's, then the job's). */
+function trainerJobLabels(job: string, options: Pick<TrainerJobOptions, 'vendor' | 'labels'>): Record<string, string> {
+  return {
+    ...options.labels,
+    'app.kubernetes.io/name': 'berth-trainer',
+    [berthLabels.managedBy]: 'berth',
+    [berthLabels.component]: 'trainer',
+    [berthLabels.vendor]: options.vendor,
+    [trainerLabels.job]: trainingJobLabelValue(job),
+  };
+}
+
 /**
  * The Secret of a fine-tuning job's steps: the tracker's API key (`stringData`, so the API server encodes
  * it). Undefined when the job has no secret to pass.
@@ -104,14 +116,7 @@ export function renderTrainerSecret(
     metadata: {
       name: trainerSecretName(request.job),
       namespace: options.namespace,
-      labels: {
-        ...options.labels,
-        'app.kubernetes.io/name': 'berth-trainer',
-        [berthLabels.managedBy]: 'berth',
-        [berthLabels.component]: 'trainer',
-        [berthLabels.vendor]: options.vendor,
-        [trainerLabels.job]: trainingJobLabelValue(request.job),
-      },
+      labels: trainerJobLabels(request.job, options),
       annotations: { [trainerAnnotations.job]: request.job },
     },
     type: 'Opaque',
@@ -144,15 +149,7 @@ function trackerEnv(tracker: TrainerTracker | undefined): Record<string, string>
 export function renderTrainerJob(request: TrainerJobRequest, options: TrainerJobOptions): { readonly job: KubernetesManifest; readonly service?: KubernetesManifest } {
   const name = trainerJobName(request.job, request.step);
   const multiNode = request.nodeCount > 1;
-  const labels: Record<string, string> = {
-    ...options.labels,
-    'app.kubernetes.io/name': 'berth-trainer',
-    [berthLabels.managedBy]: 'berth',
-    [berthLabels.component]: 'trainer',
-    [berthLabels.vendor]: options.vendor,
-    [trainerLabels.job]: trainingJobLabelValue(request.job),
-    [trainerLabels.step]: String(request.step),
-  };
+  const labels: Record<string, string> = { ...trainerJobLabels(request.job, options), [trainerLabels.step]: String(request.step) };
   const annotations = { [trainerAnnotations.job]: request.job, [trainerAnnotations.acceleratorType]: request.acceleratorType };
   const { launch } = options;
   const devices = Array.from({ length: request.acceleratorCount }, (_, i) => String(i)).join(',');

@@ -40,11 +40,8 @@ export function uploadPlanTests(storage: StorageGetter): void {
     };
     const fileNames = Array.from({ length: RACERS }, (_, i) => `part-${i}.json`);
 
-    it(`${RACERS} concurrent announcements of different files of one dataset are all kept`, async () => {
-      const { env, secrets, ctx, accountId } = await setup();
-      const datasets = new DatasetService(env, secrets);
-      const files = new DatasetFileService(env, secrets, datasets);
-      const name = String((await datasets.create(ctx, accountId, { datasetId: 'raced', dataset: { format: 'CHAT' } })).name);
+    /** Announces every file at once (the race), then puts each with its signed URL; answers the puts refused. */
+    const announceAllAtOnceThenPut = async (ctx: RequestContext, files: DatasetFileService | ModelFileService, name: string): Promise<string[]> => {
       const answers = await Promise.all(fileNames.map((file) => files.getUploadEndpoint(ctx, name, { filenameToSize: { [file]: String(bytes.byteLength) } })));
       const refused: string[] = [];
       for (const [i, file] of fileNames.entries()) {
@@ -52,7 +49,15 @@ export function uploadPlanTests(storage: StorageGetter): void {
           refused.push(`${file}: ${String(error)}`);
         });
       }
-      expect(refused).toEqual([]);
+      return refused;
+    };
+
+    it(`${RACERS} concurrent announcements of different files of one dataset are all kept`, async () => {
+      const { env, secrets, ctx, accountId } = await setup();
+      const datasets = new DatasetService(env, secrets);
+      const files = new DatasetFileService(env, secrets, datasets);
+      const name = String((await datasets.create(ctx, accountId, { datasetId: 'raced', dataset: { format: 'CHAT' } })).name);
+      expect(await announceAllAtOnceThenPut(ctx, files, name)).toEqual([]);
       // Validation sees every announced file, and the dataset then holds exactly them.
       await files.validateUpload(ctx, name, {});
       const download = await files.getDownloadEndpoint(ctx, name, {});
@@ -66,14 +71,7 @@ export function uploadPlanTests(storage: StorageGetter): void {
       const files = new ModelFileService(env, secrets, models);
       const model = { kind: 'HUB_BASE_MODEL', baseModelDetails: { checkpointFormat: 'HUB', hubFiles: ['config.json'] } };
       const name = String((await models.create(ctx, accountId, model, 'raced')).name);
-      const answers = await Promise.all(fileNames.map((file) => files.getUploadEndpoint(ctx, name, { filenameToSize: { [file]: String(bytes.byteLength) } })));
-      const refused: string[] = [];
-      for (const [i, file] of fileNames.entries()) {
-        await files.putFile(ctx, signedRequest(name, file, answers[i]!.filenameToSignedUrls[file]!), upload(), 'application/json').catch((error: unknown) => {
-          refused.push(`${file}: ${String(error)}`);
-        });
-      }
-      expect(refused).toEqual([]);
+      expect(await announceAllAtOnceThenPut(ctx, files, name)).toEqual([]);
       await models.delete(ctx, name);
     });
   });
