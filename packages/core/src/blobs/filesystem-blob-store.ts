@@ -64,7 +64,7 @@ export class FilesystemBlobStore implements BlobStore {
 
   /**
    * Streams `chunks` into a fresh temporary file and renames it over the object when complete. The bytes
-   * are copied into {@link writeSliceBytes} slices (a request body arrives in socket-sized pieces; one
+   * are copied into 1 MiB slices, `writeSliceBytes` (a request body arrives in socket-sized pieces; one
    * `write` per piece costs a thread-pool round trip each) and written behind the stream: one slice is on
    * its way to the disk while the next one fills, so reading, hashing and writing overlap. At most two
    * slices are held; a chunk is never kept after the next one is asked for (the producer may reuse it).

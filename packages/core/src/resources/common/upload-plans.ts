@@ -1,6 +1,8 @@
 import { Code, isGatewayError } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { ResourceStore } from '../../ports/storage.js';
+import type { ResourceEnvironment } from './resource-environment.js';
+import type { PreconditionOptions } from './resource-service.js';
 
 /** The files `:getUploadEndpoint` announced for a resource's upload in progress, with their sizes. */
 export interface UploadPlan {
@@ -52,4 +54,21 @@ export async function deleteUploadPlan(ctx: RequestContext, resources: ResourceS
   } catch (error) {
     if (!isGatewayError(error) || error.code !== Code.NOT_FOUND) throw error;
   }
+}
+
+/**
+ * Removes a resource (the caller authorized) and its upload plan in one storage transaction: a crash
+ * between the two cannot leave the plan to a new resource of the same name, which would then accept
+ * files its owner never announced. NOT_FOUND when the resource is absent; ABORTED on a stale etag.
+ */
+export async function removeWithUploadPlan(
+  ctx: RequestContext,
+  resources: { readonly env: ResourceEnvironment; remove(ctx: RequestContext, name: string, options?: PreconditionOptions): Promise<void> },
+  name: string,
+  options: PreconditionOptions = {},
+): Promise<void> {
+  await resources.env.storage.transaction(ctx, async (_tx, txCtx) => {
+    await resources.remove(txCtx, name, options);
+    await deleteUploadPlan(txCtx, resources.env.storage.resources, name);
+  });
 }

@@ -5,7 +5,7 @@ import { compileValidator } from '../../validation/schema-validator.js';
 import { crudService } from '../common/crud-service.js';
 import type { PreconditionOptions } from '../common/resource-service.js';
 import { assertTransition } from '../common/state-machine.js';
-import { deleteUploadPlan } from '../common/upload-plans.js';
+import { removeWithUploadPlan } from '../common/upload-plans.js';
 import { datasetDefinition } from './dataset-definition.js';
 import { applyDatasetCreateRules, checkDerivationRequest, datasetNameOf, int64Count, type DatasetDerivation } from './dataset-rules.js';
 import { createDatasetRequestSchema, type CreateDatasetRequest, type Dataset } from './dataset-schema.js';
@@ -65,8 +65,8 @@ export class DatasetService extends crudService(datasetDefinition, ['get', 'list
 
   /** Deletes the dataset and the record of its upload in progress, so a new dataset of the name starts empty. */
   async delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
-    await this.resources.delete(ctx, name, options);
-    await deleteUploadPlan(ctx, this.resources.env.storage.resources, name);
+    this.resources.authorizeName(ctx, name, 'delete');
+    await removeWithUploadPlan(ctx, this.resources, name, options);
   }
 
   /**

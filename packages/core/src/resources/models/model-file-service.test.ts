@@ -5,6 +5,7 @@ import { buildSafetensors } from '../../testing/safetensors-builder.js';
 import { GatewayError } from '../../errors/index.js';
 import { StreamAnswer } from '../../api/route-spec.js';
 import type { RequestContext } from '../../kernel/request-context.js';
+import type { StorageTransaction } from '../../ports/storage.js';
 import { randomIdGenerator } from '../../ports/id-generator.js';
 import type { JsonObject } from '../../ports/json.js';
 import { ResourceEnvironment } from '../common/resource-environment.js';
@@ -279,6 +280,37 @@ describe('upload state', () => {
     await announce(base, { 'config.json': config.byteLength });
     await models.delete(ctx, base);
     expect(await storage.resources.get(ctx, 'accounts/acme/models/base/uploadPlans/current')).toBeUndefined();
+  });
+
+  it('deleting a model removes it and its upload plan in one transaction: when the plan cannot go, the model stays', async () => {
+    await createBase();
+    await announce(base, { 'config.json': config.byteLength });
+    // A storage whose transactions cannot delete upload plans (a crash between the two deletes, as a failure).
+    const failing = new Proxy(storage, {
+      get(target, key, receiver) {
+        if (key !== 'transaction') return Reflect.get(target, key, receiver) as unknown;
+        return (txCtx: RequestContext, work: (tx: StorageTransaction) => Promise<unknown>) => target.transaction(txCtx, (tx) => work(new Proxy(tx, {
+          get(txTarget, txKey, txReceiver) {
+            const value = Reflect.get(txTarget, txKey, txReceiver) as unknown;
+            if (txKey !== 'resources') return value;
+            const resources = value as StorageTransaction['resources'];
+            return new Proxy(resources, {
+              get(store, storeKey, storeReceiver) {
+                if (storeKey !== 'delete') return Reflect.get(store, storeKey, storeReceiver) as unknown;
+                return (c: RequestContext, name: string, etag?: string) => (name.endsWith('/uploadPlans/current') ? Promise.reject(new Error('storage lost')) : store.delete(c, name, etag));
+              },
+            });
+          },
+        })));
+      },
+    });
+    const failingModels = new ModelService(new ResourceEnvironment(failing, clock, randomIdGenerator), new GatewaySecrets('test-secret'));
+    await expect(failingModels.delete(ctx, base)).rejects.toThrow('storage lost');
+    expect((await models.get(ctx, base)).state).toBe('UPLOADING');
+    expect(await storage.resources.get(ctx, 'accounts/acme/models/base/uploadPlans/current')).toBeDefined();
+    await models.delete(ctx, base);
+    expect(await storage.resources.get(ctx, 'accounts/acme/models/base/uploadPlans/current')).toBeUndefined();
+    expect((await refusal(models.get(ctx, base))).code).toBe('NOT_FOUND');
   });
 
   it('validation and download need the right state', async () => {
