@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SpanKind, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import {
@@ -28,6 +28,9 @@ const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcess
 provider.register();
 
 const model = `accounts/${account}/models/m`;
+/** A model whose replica's endpoint nothing listens on: the gateway answers 5xx. */
+const downModel = `accounts/${account}/models/down`;
+let downEndpoint: string;
 const deployment = `accounts/${account}/deployments/d`;
 const seen: IncomingHttpHeaders[] = [];
 let engine: Server;
@@ -53,12 +56,18 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(engine.address() as AddressInfo).port}`;
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  downEndpoint = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+  await new Promise((resolve) => closed.close(resolve));
   const directory: ServingDirectory = {
     resolve: async (_ctx, name) => {
-      if (name !== model) throw notFound(name);
-      return { accountId: account, model, deployment };
+      if (name !== model && name !== downModel) throw notFound(name);
+      return { accountId: account, model: name, deployment };
     },
-    acquire: async (_ctx, target) => ({ replicaId: 'r1', deployment: target.deployment, endpoint, servedModelId: 'served', release() {} }),
+    acquire: async (_ctx, target) => ({
+      replicaId: 'r1', deployment: target.deployment, endpoint: target.model === downModel ? downEndpoint : endpoint, servedModelId: 'served', release() {},
+    }),
   };
   const serving = definePlugin({ id: 'fake-serving', register: (binder) => binder.bindValue(servingDirectoryToken, directory, { override: true }) });
   h = await startHarness({ plugins: [memoryStorage(), apiKeyAuth({ cacheTtlMs: 0 }), serving] });
@@ -117,6 +126,21 @@ describe('traces', () => {
     expect(parentOf(client!)).toBe(server!.spanContext().spanId);
     // W3C traceparent: version-traceId-parentSpanId-flags, the parent being the engine call's span.
     expect(seen.at(-1)?.traceparent).toBe(`00-${server!.spanContext().traceId}-${client!.spanContext().spanId}-01`);
+  });
+
+  it('a request answered 5xx: the SERVER span is failed with error.type the status, and no exception event', async () => {
+    exporter.reset();
+    const response = await fetch(`${h.url}/inference/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: downModel, messages: [{ role: 'user', content: 'hello' }] }),
+    });
+    await response.text();
+    expect(response.status).toBeGreaterThanOrEqual(500);
+    const server = exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER);
+    expect(server?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(server?.attributes).toMatchObject({ 'http.response.status_code': response.status, 'error.type': String(response.status) });
+    expect(server?.events).toEqual([]);
   });
 
   it('continues the caller\'s trace from its traceparent', async () => {

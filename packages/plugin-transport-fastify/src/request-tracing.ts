@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SpanKind, activeContext, extractTraceContext, failSpan, propagatedFields, startSpanIn, withSpanIn, type Span } from '@berth/core';
+import { SpanKind, SpanStatusCode, activeContext, extractTraceContext, propagatedFields, startSpanIn, withSpanIn, type Span } from '@berth/core';
 
 const spanKey = Symbol('berth.span');
 interface RequestWithSpan {
@@ -38,7 +38,12 @@ export function traceRequests(app: FastifyInstance): EndRequestSpan {
     span.updateName(`${request.method} ${route}`);
     span.setAttribute('http.route', route);
     span.setAttribute('http.response.status_code', reply.statusCode);
-    if (reply.statusCode >= 500) failSpan(span, new Error(`answered ${reply.statusCode}`));
+    // A 5xx fails the span: status ERROR and `error.type` the status code, as OpenTelemetry's HTTP
+    // conventions say; no exception event (the error, if any, was logged and answered already).
+    if (reply.statusCode >= 500) {
+      span.setAttribute('error.type', String(reply.statusCode));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
     span.end();
   };
 }

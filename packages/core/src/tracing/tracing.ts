@@ -7,7 +7,7 @@ import { SpanKind, SpanStatusCode, context, isValidTraceId, propagation, trace, 
  */
 const tracer = trace.getTracer('@berth/core');
 
-export { SpanKind, type Attributes, type Span };
+export { SpanKind, SpanStatusCode, type Attributes, type Span };
 
 /**
  * True when the host registered an OpenTelemetry SDK (a probe span gets a real trace id; it is never ended,
