@@ -4,7 +4,7 @@ import { mcpTools } from '@berth/plugin-tools-mcp';
 import { account, baseModelBody, startHarness, type Harness } from './harness.js';
 import { batchGatewayPlugins, uploadJsonl } from './batch-inference-scenario.js';
 import { startMcpTestServer, type McpTestServer } from './fixtures/mcp-test-server.js';
-import { createJob, ended, metricsOf, modelName, pollJob, v1 } from './rft-scenario.js';
+import { createCodeEvaluator, createJob, ended, metricsOf, modelName, pollJob, v1 } from './rft-scenario.js';
 
 /**
  * MCP tools in the rollouts of a reinforcement fine-tuning job (`mcpServer`): the embedded gateway with
@@ -27,21 +27,13 @@ beforeAll(async () => {
   mcp = await startMcpTestServer();
   h = await startHarness({ plugins: [...batchGatewayPlugins(memoryStorage()), mcpTools({ callTimeoutMs: 5000 })], config: { allowLoopbackUrls: true } });
   expect((await h.call('POST', `${v1}/models`, { body: { modelId: 'base', model: baseModelBody({}) } })).status).toBe(200);
-  const created = await h.call('POST', `${v1}/evaluators`, {
-    body: { evaluatorId: 'sunny', evaluator: { criteria: [{ name: 'sunny', type: 'CODE_SNIPPETS', codeSnippets: { language: 'javascript', fileContents: { 'main.js': toolEvaluator } } }] } },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  await createCodeEvaluator(h, 'sunny', 'sunny', toolEvaluator);
   const rows = [
     { messages: [{ role: 'user', content: 'Check the weather with lookup.' }] },
     { messages: [{ role: 'user', content: 'Tell me the weather; use lookup.' }] },
     { messages: [{ role: 'user', content: 'Open the gate with fail.' }] },
   ];
   await uploadJsonl(h, 'tool-prompts', `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  const until = Date.now() + 20_000;
-  while ((await h.call('GET', `${v1}/evaluators/sunny`)).body.state !== 'ACTIVE') {
-    if (Date.now() > until) throw new Error('the evaluator did not become ACTIVE');
-    await new Promise((r) => setTimeout(r, 30));
-  }
 }, 60_000);
 afterAll(async () => {
   await h?.close();
@@ -89,10 +81,7 @@ describe('reinforcement fine-tuning with the tools of an MCP server', () => {
     const strict = await startHarness({ plugins: [...batchGatewayPlugins(memoryStorage()), mcpTools()] });
     try {
       expect((await strict.call('POST', `${v1}/models`, { body: { modelId: 'base', model: baseModelBody({}) } })).status).toBe(200);
-      const created = await strict.call('POST', `${v1}/evaluators`, {
-        body: { evaluatorId: 'sunny', evaluator: { criteria: [{ name: 'sunny', type: 'CODE_SNIPPETS', codeSnippets: { language: 'javascript', fileContents: { 'main.js': toolEvaluator } } }] } },
-      });
-      expect(created.status).toBe(200);
+      await createCodeEvaluator(strict, 'sunny', 'sunny', toolEvaluator);
       await uploadJsonl(strict, 'tool-prompts', `${JSON.stringify({ messages: [{ role: 'user', content: 'lookup' }] })}\n`);
       const name = await createJob(strict, 'refused', job(`${mcp.url}/mcp`));
       const seen: Record<string, unknown>[] = [];

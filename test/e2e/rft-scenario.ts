@@ -20,16 +20,14 @@ export function metricsOf(job: Job): RewardCurve {
   return JSON.parse(job.outputMetrics ?? '{"steps":0,"rewardCurve":[]}') as RewardCurve;
 }
 
-/** A JavaScript evaluator: 1 when the answer mentions a harbor, else 0; waits until it is ACTIVE. */
-export async function createHarborEvaluator(h: Harness, id: string): Promise<void> {
+/** A JavaScript evaluator of one criterion (`criterion`, whose `main.js` is `mainJs`); waits until it is ACTIVE. */
+export async function createCodeEvaluator(h: Harness, id: string, criterion: string, mainJs: string, displayName?: string): Promise<void> {
   const created = await h.call('POST', `${v1}/evaluators`, {
     body: {
       evaluatorId: id,
       evaluator: {
-        displayName: 'Harbor', criteria: [{
-          name: 'harbor', type: 'CODE_SNIPPETS',
-          codeSnippets: { language: 'javascript', fileContents: { 'main.js': 'export function evaluate(input) { return /\\bharbor\\b/i.test(input.answer) ? 1 : 0; }' } },
-        }],
+        ...(displayName !== undefined ? { displayName } : {}),
+        criteria: [{ name: criterion, type: 'CODE_SNIPPETS', codeSnippets: { language: 'javascript', fileContents: { 'main.js': mainJs } } }],
       },
     },
   });
@@ -41,6 +39,11 @@ export async function createHarborEvaluator(h: Harness, id: string): Promise<voi
     if (Date.now() > end) throw new Error(`evaluator ${id} stayed ${String(got.body.state)}: ${JSON.stringify(got.body.status)}`);
     await new Promise((r) => setTimeout(r, 30));
   }
+}
+
+/** A JavaScript evaluator: 1 when the answer mentions a harbor, else 0; waits until it is ACTIVE. */
+export function createHarborEvaluator(h: Harness, id: string): Promise<void> {
+  return createCodeEvaluator(h, id, 'harbor', 'export function evaluate(input) { return /\\bharbor\\b/i.test(input.answer) ? 1 : 0; }', 'Harbor');
 }
 
 /** Uploads an RL dataset of `rows` prompts (ground truth "harbor"). */

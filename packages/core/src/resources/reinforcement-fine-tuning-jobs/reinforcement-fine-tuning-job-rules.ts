@@ -1,5 +1,6 @@
 import { failedPrecondition, invalidArgument } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
+import { checkEgressUrl } from '../../outbound/egress-url.js';
 import { parseResourceName } from '../../names/resource-name.js';
 import { assertSameAccountName, initialJobProgress } from '../batch-inference-jobs/batch-inference-job-rules.js';
 import type { ResourceEnvironment } from '../common/resource-environment.js';
@@ -31,18 +32,17 @@ export function assertRlTunable(base: Model, loraRank: number, field = 'training
 
 /**
  * Checks `mcpServer`: an absolute http(s) URL without credentials (the MCP server's streamable HTTP
- * endpoint). Whether it can be reached, and whether the gateway allows its address, is found in
- * VALIDATING, where the job lists the server's tools. INVALID_ARGUMENT naming `mcpServer`.
+ * endpoint), by the egress client's own URL rules ({@link checkEgressUrl}). Whether it can be reached, and
+ * whether the gateway allows its address, is found in VALIDATING, where the job lists the server's tools.
+ * INVALID_ARGUMENT naming `mcpServer`.
  */
 export function checkMcpServerUrl(value: string): void {
-  let url: URL;
   try {
-    url = new URL(value);
-  } catch {
-    throw invalidArgument('mcpServer must be an absolute http(s) URL of an MCP server (streamable HTTP transport)', { field: 'mcpServer' });
+    checkEgressUrl(value, { allowLoopback: true, allowPrivate: true });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^outbound request refused: /, '') : String(error);
+    throw invalidArgument(`mcpServer must be an http(s) URL of an MCP server (streamable HTTP transport): ${reason}`, { field: 'mcpServer', cause: error });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidArgument(`mcpServer must be an http(s) URL, not ${url.protocol}`, { field: 'mcpServer' });
-  if (url.username !== '' || url.password !== '') throw invalidArgument('mcpServer must not contain credentials', { field: 'mcpServer' });
 }
 
 /**
