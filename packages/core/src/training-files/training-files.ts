@@ -96,10 +96,13 @@ export class TrainingFiles {
     const max = this.maxFileBytes;
     const bad = (why: string) => invalidArgument(`file ${JSON.stringify(request.filename)}: ${why}`, { field: 'filename' });
     if (body?.declaredLength !== undefined && body.declaredLength > max) throw bad(`${body.declaredLength} bytes is more than the ${max} allowed`);
-    const bounded = new ByteBound({ max, tooMany: () => bad(`more than the ${max} bytes allowed arrived`) });
+    // A declared length is the exact size: a short body fails inside the stream, so nothing is committed.
+    const declared = body?.declaredLength;
+    const bounded = declared === undefined
+      ? new ByteBound({ max, tooMany: () => bad(`more than the ${max} bytes allowed arrived`) })
+      : new ByteBound({ max: declared, tooMany: () => bad(`more than the ${declared} bytes declared arrived`), tooFew: (received) => bad(`the upload ended after ${received} of ${declared} bytes`) });
     try {
-      const stored = await this.blobs.putStream(ctx, key, bounded.pass(body?.chunks ?? noChunks()), contentType);
-      if (body?.declaredLength !== undefined && stored !== body.declaredLength) throw bad(`the upload ended after ${stored} of ${body.declaredLength} bytes`);
+      await this.blobs.putStream(ctx, key, bounded.pass(body?.chunks ?? noChunks()), contentType);
     } catch (error) {
       await this.blobs.delete(ctx, key);
       if (isGatewayError(error)) throw error;

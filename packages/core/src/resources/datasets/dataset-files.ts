@@ -71,7 +71,7 @@ export class DatasetFileService {
   }
 
   private blobKey(dataset: string, filename: string): string {
-    return `datasets/${dataset.slice('accounts/'.length)}/${filename}`;
+    return `${datasetFilesPrefix(dataset)}${filename}`;
   }
 
   private async requireState(ctx: RequestContext, dataset: string, state: 'UPLOADING' | 'READY'): Promise<Dataset> {
@@ -221,6 +221,11 @@ export class DatasetFileService {
     const keys = await this.env.storage.blobs.list(ctx, prefix);
     return { filenameToSignedUrls: Object.fromEntries(keys.map((k) => [k.slice(prefix.length), this.signedUrl(dataset, k.slice(prefix.length), 'GET')])) };
   }
+}
+
+/** `datasets/<account>/<datasetId>/`: the prefix every file of the dataset is stored under. */
+export function datasetFilesPrefix(dataset: string): string {
+  return `datasets/${dataset.slice('accounts/'.length)}/`;
 }
 
 /** The dataset, when it is in `state`; FAILED_PRECONDITION (DATASET_STATE) otherwise. */

@@ -213,6 +213,17 @@ describe('DatasetService get, list, delete', () => {
     await expect(datasets.delete(ctx, 'accounts/acme/datasets/d1')).rejects.toMatchObject({ code: Code.NOT_FOUND });
   });
 
+  it('deleting a dataset removes its files and its upload plan: a new dataset of the name starts empty', async () => {
+    await datasets.create(ctx, 'acme', { datasetId: 'd1', dataset: {} });
+    await storage.blobs.put(ctx, 'datasets/acme/datasets/d1/old.jsonl', new TextEncoder().encode('{}\n'), 'application/jsonl');
+    await storage.blobs.put(ctx, 'datasets/acme/datasets/d10/other.jsonl', new TextEncoder().encode('{}\n'), 'application/jsonl');
+    await files.getUploadEndpoint(ctx, 'accounts/acme/datasets/d1', { filenameToSize: { 'old.jsonl': '3' } });
+    await datasets.delete(ctx, 'accounts/acme/datasets/d1');
+    expect(await storage.blobs.list(ctx, 'datasets/acme/datasets/d1/')).toEqual([]);
+    expect(await storage.blobs.list(ctx, 'datasets/acme/datasets/d10/')).toEqual(['datasets/acme/datasets/d10/other.jsonl']);
+    expect(await storage.resources.get(ctx, 'accounts/acme/datasets/d1/uploadPlans/current')).toBeUndefined();
+  });
+
   it('has no update method', () => {
     expect((datasets as unknown as Record<string, unknown>).update).toBeUndefined();
   });

@@ -1,3 +1,4 @@
+import { deleteBlobsUnder } from '../../blobs/delete-under.js';
 import { invalidArgument } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { parseResourceName } from '../../names/resource-name.js';
@@ -75,10 +76,5 @@ export async function readModelFile(ctx: RequestContext, blobs: BlobStore, model
 
 /** Deletes every stored file of a model; answers how many were deleted. */
 export async function deleteModelFiles(ctx: RequestContext, blobs: BlobStore, modelName: string): Promise<number> {
-  const prefix = modelFilesPrefix(modelName);
-  let deleted = 0;
-  for (const key of await blobs.list(ctx, prefix)) {
-    if (await blobs.delete(ctx, key)) deleted += 1;
-  }
-  return deleted;
+  return deleteBlobsUnder(ctx, blobs, modelFilesPrefix(modelName));
 }
