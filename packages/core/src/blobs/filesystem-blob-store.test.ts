@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +42,29 @@ describe('filesystem blob store', () => {
       await writeFile(join(directory, 'tmp', 'abandoned.tmp'), 'partial');
       expect(await again.sweepTemporaryFiles(new Date(Date.now() - 60_000))).toBe(0);
       expect(await again.sweepTemporaryFiles(new Date(Date.now() + 60_000))).toBe(1);
+      expect(await readdir(join(directory, 'tmp'))).toEqual([]);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('records the size and SHA-256 of objects on either side of a write slice, fed in odd pieces', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'berth-blobs-'));
+    const store = new FilesystemBlobStore({ directory, durable: false });
+    const MiB = 1024 * 1024;
+    try {
+      // Empty, in one slice, exactly one slice, one byte over, and several slices.
+      const sizes = [0, 1, MiB - 1, MiB, MiB + 1, 3 * MiB + 12_345];
+      await Promise.all(sizes.map(async (size) => {
+        const bytes = new Uint8Array(size).map((_, i) => (i * 31 + size) & 0xff);
+        async function* pieces(): AsyncIterable<Uint8Array> {
+          for (let at = 0; at < size; at += 70_001) yield bytes.slice(at, at + 70_001);
+        }
+        expect(await store.putStream(ctx, `slices/${size}`, pieces(), 'application/octet-stream')).toBe(size);
+        const head = await store.head(ctx, `slices/${size}`);
+        expect(head).toMatchObject({ size, sha256: createHash('sha256').update(bytes).digest('hex') });
+        expect(Buffer.from((await store.get(ctx, `slices/${size}`))!.bytes).equals(Buffer.from(bytes))).toBe(true);
+      }));
       expect(await readdir(join(directory, 'tmp'))).toEqual([]);
     } finally {
       await rm(directory, { recursive: true, force: true });
