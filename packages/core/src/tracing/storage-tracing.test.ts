@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { SpanKind, SpanStatusCode, TraceFlags, context, trace } from '@opentelemetry/api';
+import { AlwaysOnSampler, InMemorySpanExporter, ParentBasedSampler, SimpleSpanProcessor, type ReadableSpan, type Sampler } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { systemContext } from '../contracts/request-context.js';
 import { MemoryStorage } from '../storage-memory/memory-storage.js';
@@ -10,7 +10,17 @@ import { inSpan, tracingEnabled } from './tracing.js';
 import { traceStorage } from './storage-tracing.js';
 
 const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+/** The SDK's default sampler, counting the spans it was asked about by name (unsampled ones included). */
+const asked = new Map<string, number>();
+const defaultSampler = new ParentBasedSampler({ root: new AlwaysOnSampler() });
+const countingSampler: Sampler = {
+  shouldSample: (...args) => {
+    asked.set(args[2], (asked.get(args[2]) ?? 0) + 1);
+    return defaultSampler.shouldSample(...args);
+  },
+  toString: () => 'counting(ParentBased(AlwaysOn))',
+};
+const provider = new NodeTracerProvider({ sampler: countingSampler, spanProcessors: [new SimpleSpanProcessor(exporter)] });
 provider.register();
 afterAll(async () => {
   await provider.shutdown();
@@ -95,5 +105,18 @@ describe('traceStorage', () => {
       await tx.resources.getForUpdate(ctx, 'accounts/acme/models/m');
     });
     expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it('calls inside a span that is not recording (an unsampled trace) start no span', async () => {
+    const storage = traceStorage(new MemoryStorage(), 'memory');
+    exporter.reset();
+    asked.clear();
+    const unsampled = trace.wrapSpanContext({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.NONE });
+    await context.with(trace.setSpan(context.active(), unsampled), () => storage.resources.get(ctx, 'accounts/acme/models/m'));
+    expect(asked.get('resources.get models')).toBeUndefined();
+    // The same call under a recording span is asked about and recorded.
+    await inSpan('request', {}, () => storage.resources.get(ctx, 'accounts/acme/models/m'));
+    expect(asked.get('resources.get models')).toBe(1);
+    expect(named('resources.get models')).toHaveLength(1);
   });
 });

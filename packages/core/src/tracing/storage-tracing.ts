@@ -39,13 +39,16 @@ function started(call: Call, operation: string, collection: string | undefined):
 }
 
 /**
- * True when a span is active: storage calls are traced as children only. Calls outside any span (the queue
- * workers' and outbox consumers' polling, background sweeps) would each start a trace of their own, a
- * stream of one-span traces every poll interval, so they are not traced (as OpenTelemetry's database
- * instrumentations do with `requireParentSpan`).
+ * True when a recording span is active: storage calls are traced as children of a traced request or job
+ * only. Calls outside any span (the queue workers' and outbox consumers' polling, background sweeps) would
+ * each start a trace of their own, a stream of one-span traces every poll interval, so they are not traced
+ * (as OpenTelemetry's database instrumentations do with `requireParentSpan`). Calls inside a span that is
+ * not recording (its trace was not sampled) are not traced either: with the parent-based samplers (the
+ * SDK's default, and the ratio sampler the templates document) their spans could never be sampled, and
+ * starting them cost a sampler call and two id checks each for nothing.
  */
 function inTrace(): boolean {
-  return trace.getSpan(context.active()) !== undefined;
+  return trace.getSpan(context.active())?.isRecording() === true;
 }
 
 /** Runs `work` under a span that ends when its promise settles (a rejection marks it failed); `work` alone outside any span. */
