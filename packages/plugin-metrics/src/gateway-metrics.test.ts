@@ -51,6 +51,26 @@ describe('GatewayMetrics inference calls', () => {
       expect(text).not.toContain('berth_inference_prompt_tokens_total{deployment="accounts/a/deployments/d",model="accounts/a/models/quiet"}');
     }
   });
+
+  it('starts again from nothing after the registry is reset (resetMetrics), as prom-client\'s own counters do', async () => {
+    const metrics = new GatewayMetrics({ processMetrics: false });
+    const call = { deployment: 'accounts/a/deployments/d', model: 'accounts/a/models/m', operation: 'chat' as const, stream: false, status: 200 };
+    metrics.inference({ ...call, promptTokens: 10, completionTokens: 4 });
+    metrics.inference({ ...call, promptTokens: 5, completionTokens: 1 });
+    const series = `{deployment="${call.deployment}",model="${call.model}"}`;
+    const ok = `{deployment="${call.deployment}",model="${call.model}",operation="chat",stream="false",status="200"}`;
+    expect(sample(await metrics.registry.metrics(), `berth_inference_requests_total${ok}`)).toBe(2);
+    metrics.registry.resetMetrics();
+    const reset = await metrics.registry.metrics();
+    expect(sample(reset, `berth_inference_requests_total${ok}`)).toBeUndefined();
+    expect(sample(reset, `berth_inference_prompt_tokens_total${series}`)).toBeUndefined();
+    expect(sample(reset, `berth_inference_completion_tokens_total${series}`)).toBeUndefined();
+    metrics.inference({ ...call, promptTokens: 3, completionTokens: 2 });
+    const after = await metrics.registry.metrics();
+    expect(sample(after, `berth_inference_requests_total${ok}`)).toBe(1);
+    expect(sample(after, `berth_inference_prompt_tokens_total${series}`)).toBe(3);
+    expect(sample(after, `berth_inference_completion_tokens_total${series}`)).toBe(2);
+  });
 });
 
 describe('GatewayMetrics streamed answers', () => {

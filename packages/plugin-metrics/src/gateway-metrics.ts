@@ -25,6 +25,30 @@ interface InferenceTally {
   interToken?: HistogramSeries;
 }
 
+/**
+ * A counter whose values the gateway tallies in plain numbers and hands over at each scrape (`fill`).
+ * Its `reset()` — prom-client's `registry.resetMetrics()` calls it — also zeroes the tallies (`zero`), so a
+ * reset counter starts again from nothing instead of coming back at the next scrape.
+ */
+function talliedCounter(
+  name: string, help: string, labelNames: readonly string[], registry: Registry,
+  fill: (counter: Counter<string>) => void, zero: () => void,
+): Counter<string> {
+  const clear = (counter: Counter<string>) => Counter.prototype.reset.call(counter);
+  const counter: Counter<string> = new Counter({
+    name, help, labelNames, registers: [registry],
+    collect: () => {
+      clear(counter);
+      fill(counter);
+    },
+  });
+  counter.reset = () => {
+    zero();
+    clear(counter);
+  };
+  return counter;
+}
+
 /** What the gauges read at scrape time. */
 export interface GaugeReadings {
   readonly replicas: readonly { readonly deployment: string; readonly phase: string; readonly count: number }[];
@@ -58,32 +82,36 @@ export class GatewayMetrics implements TelemetryObserver {
   // Inference calls and tokens are tallied per series in plain numbers (no label object hashed and
   // validated per call, as prom-client's `inc` does) and handed to the counters at each scrape.
   private readonly inferenceTallies = new Map<string, InferenceTally>();
-  private readonly inferenceRequests = new Counter({
-    name: 'berth_inference_requests_total', help: 'Inference calls a model replica answered, by deployment, model, operation, streaming and status.',
-    labelNames: ['deployment', 'model', 'operation', 'stream', 'status'], registers: [this.registry],
-    collect: () => {
-      this.inferenceRequests.reset();
+  private readonly inferenceRequests = talliedCounter(
+    'berth_inference_requests_total', 'Inference calls a model replica answered, by deployment, model, operation, streaming and status.',
+    ['deployment', 'model', 'operation', 'stream', 'status'], this.registry,
+    (counter) => {
       for (const { labels, outcomes } of this.inferenceTallies.values()) {
-        for (const outcome of outcomes.values()) this.inferenceRequests.inc({ ...labels, ...outcome.labels }, outcome.count);
+        for (const outcome of outcomes.values()) counter.inc({ ...labels, ...outcome.labels }, outcome.count);
       }
     },
-  });
-  private readonly promptTokens = new Counter({
-    name: 'berth_inference_prompt_tokens_total', help: 'Tokens in (prompt), as the replica\'s usage reports them.',
-    labelNames: ['deployment', 'model'], registers: [this.registry],
-    collect: () => {
-      this.promptTokens.reset();
-      for (const { labels, promptTokens } of this.inferenceTallies.values()) if (promptTokens !== undefined) this.promptTokens.inc(labels, promptTokens);
+    () => {
+      for (const tally of this.inferenceTallies.values()) tally.outcomes.clear();
     },
-  });
-  private readonly completionTokens = new Counter({
-    name: 'berth_inference_completion_tokens_total', help: 'Tokens out (completion), as the replica\'s usage reports them.',
-    labelNames: ['deployment', 'model'], registers: [this.registry],
-    collect: () => {
-      this.completionTokens.reset();
-      for (const { labels, completionTokens } of this.inferenceTallies.values()) if (completionTokens !== undefined) this.completionTokens.inc(labels, completionTokens);
+  );
+  private readonly promptTokens = talliedCounter(
+    'berth_inference_prompt_tokens_total', 'Tokens in (prompt), as the replica\'s usage reports them.', ['deployment', 'model'], this.registry,
+    (counter) => {
+      for (const { labels, promptTokens } of this.inferenceTallies.values()) if (promptTokens !== undefined) counter.inc(labels, promptTokens);
     },
-  });
+    () => {
+      for (const tally of this.inferenceTallies.values()) delete tally.promptTokens;
+    },
+  );
+  private readonly completionTokens = talliedCounter(
+    'berth_inference_completion_tokens_total', 'Tokens out (completion), as the replica\'s usage reports them.', ['deployment', 'model'], this.registry,
+    (counter) => {
+      for (const { labels, completionTokens } of this.inferenceTallies.values()) if (completionTokens !== undefined) counter.inc(labels, completionTokens);
+    },
+    () => {
+      for (const tally of this.inferenceTallies.values()) delete tally.completionTokens;
+    },
+  );
   // Streamed answers observe one gap per chunk: histograms whose series the tally keeps (see ScrapedHistogram).
   private readonly firstToken = new ScrapedHistogram('berth_inference_time_to_first_token_seconds', 'Streamed answers: from the request\'s arrival to the first chunk of the answer.', firstTokenBuckets, this.registry);
   private readonly interToken = new ScrapedHistogram('berth_inference_inter_token_latency_seconds', 'Streamed answers: the gaps between consecutive chunks.', interTokenBuckets, this.registry);
