@@ -77,13 +77,13 @@ export function describeBackgroundResponseScenarios(label: string, open: () => P
     let storage: Storage;
     const pools: QueueWorkerPool[] = [];
 
-    const instance = (client: GatedClient, options: { leaseMs?: number; on?: Storage } = {}): Instance => {
+    const instance = (client: GatedClient, options: { leaseMs?: number; on?: Storage; retryAfterMs?: number } = {}): Instance => {
       const on = options.on ?? storage;
       const service = new ResponsesService({
         resources: on.resources, storage: on, directory: fixtureDirectory(on.resources), client, clock: systemClock, cancelPollMs: 20,
       });
       // Failed attempts are retried after 10 ms rather than a second, to keep the scenarios short.
-      const background = new BackgroundResponses({ backoff: { initialMs: 10 }, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
+      const background = new BackgroundResponses({ backoff: { initialMs: options.retryAfterMs ?? 10 }, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
       background.attach(service);
       return {
         service,
@@ -203,7 +203,9 @@ export function describeBackgroundResponseScenarios(label: string, open: () => P
     });
 
     it('hands a running response back to the queue when its instance stops serving, and another runs it', async () => {
-      const stopping = instance(new GatedClient());
+      // The handed-back attempt is retried after 500 ms, not 10: this instance's own workers run until the
+      // pools are stopped below, and with 10 ms they could claim the job again first (a flake seen in CI).
+      const stopping = instance(new GatedClient(), { retryAfterMs: 500 });
       stopping.start();
       const created = await stopping.service.create(ctx, { model: fixtureModel, input: 'Say hello', background: true });
       await waitFor(() => stopping.client.entered === 1, 10_000, 'the worker to start generating');

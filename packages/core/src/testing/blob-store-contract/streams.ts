@@ -83,8 +83,10 @@ export function streamBlobTests(store: BlobStoreGetter, options: BlobContractOpt
         at += chunk.byteLength;
       }
       expect(at).toBe(size);
-      // A store holding the object whole would add at least 64 MiB.
-      expect(peak).toBeLessThan(40 * MiB);
+      // A store holding the object whole would add at least 64 MiB. Growth measured here: 4–19 MiB alone
+      // (PostgreSQL, with the driver's buffers), 43 MiB once in CI with every suite running beside it;
+      // 48 MiB keeps 16 MiB below the whole object.
+      expect(peak).toBeLessThan(48 * MiB);
       await store().delete(ctx, key);
     });
 
