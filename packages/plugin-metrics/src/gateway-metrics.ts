@@ -94,24 +94,8 @@ export class GatewayMetrics implements TelemetryObserver {
       for (const tally of this.inferenceTallies.values()) tally.outcomes.clear();
     },
   );
-  private readonly promptTokens = talliedCounter(
-    'berth_inference_prompt_tokens_total', 'Tokens in (prompt), as the replica\'s usage reports them.', ['deployment', 'model'], this.registry,
-    (counter) => {
-      for (const { labels, promptTokens } of this.inferenceTallies.values()) if (promptTokens !== undefined) counter.inc(labels, promptTokens);
-    },
-    () => {
-      for (const tally of this.inferenceTallies.values()) delete tally.promptTokens;
-    },
-  );
-  private readonly completionTokens = talliedCounter(
-    'berth_inference_completion_tokens_total', 'Tokens out (completion), as the replica\'s usage reports them.', ['deployment', 'model'], this.registry,
-    (counter) => {
-      for (const { labels, completionTokens } of this.inferenceTallies.values()) if (completionTokens !== undefined) counter.inc(labels, completionTokens);
-    },
-    () => {
-      for (const tally of this.inferenceTallies.values()) delete tally.completionTokens;
-    },
-  );
+  private readonly promptTokens = this.tokenCounter('berth_inference_prompt_tokens_total', 'Tokens in (prompt), as the replica\'s usage reports them.', 'promptTokens');
+  private readonly completionTokens = this.tokenCounter('berth_inference_completion_tokens_total', 'Tokens out (completion), as the replica\'s usage reports them.', 'completionTokens');
   // Streamed answers observe one gap per chunk: histograms whose series the tally keeps (see ScrapedHistogram).
   private readonly firstToken = new ScrapedHistogram('berth_inference_time_to_first_token_seconds', 'Streamed answers: from the request\'s arrival to the first chunk of the answer.', firstTokenBuckets, this.registry);
   private readonly interToken = new ScrapedHistogram('berth_inference_inter_token_latency_seconds', 'Streamed answers: the gaps between consecutive chunks.', interTokenBuckets, this.registry);
@@ -164,6 +148,19 @@ export class GatewayMetrics implements TelemetryObserver {
 
   httpRequest(event: HttpRequestEvent): void {
     this.httpDuration.record(event.method, event.route, event.status, event.durationSeconds);
+  }
+
+  /** A tokens counter per deployment and model, read from the tallies' `field` (a series appears with its first usage). */
+  private tokenCounter(name: string, help: string, field: 'promptTokens' | 'completionTokens'): Counter<string> {
+    return talliedCounter(
+      name, help, ['deployment', 'model'], this.registry,
+      (counter) => {
+        for (const tally of this.inferenceTallies.values()) if (tally[field] !== undefined) counter.inc(tally.labels, tally[field]);
+      },
+      () => {
+        for (const tally of this.inferenceTallies.values()) delete tally[field];
+      },
+    );
   }
 
   inference(event: InferenceEvent): void {

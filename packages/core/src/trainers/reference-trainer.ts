@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   decodeReferenceLora, encodeReferenceLora, ReferenceLoraError, referenceAdapterConfigFile, referenceAdapterWeightsFile,
 } from '../engine/reference-lora.js';
+import { deleteBlobsUnder } from '../blobs/delete-under.js';
 import { aborted, failedPrecondition, invalidArgument } from '../errors/index.js';
 import type { RequestContext } from '../contracts/request-context.js';
 import type { BlobStore } from '../ports/storage.js';
@@ -121,10 +122,7 @@ export function createReferenceTrainer(blobs: BlobStore, options: ReferenceTrain
 
     async discard(ctx, job, keep) {
       const keepPrefix = keep?.keyPrefix.startsWith(jobPrefix(job)) ? keep.keyPrefix.replace(/files\/?$/, '') : undefined;
-      for (const key of await blobs.list(ctx, jobPrefix(job))) {
-        if (keepPrefix !== undefined && key.startsWith(keepPrefix)) continue;
-        await blobs.delete(ctx, key);
-      }
+      await deleteBlobsUnder(ctx, blobs, jobPrefix(job), (key) => keepPrefix !== undefined && key.startsWith(keepPrefix));
     },
   };
 }

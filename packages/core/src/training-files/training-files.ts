@@ -1,5 +1,6 @@
 import { assertBlobKey } from '../blobs/blob-keys.js';
 import { ByteBound } from '../blobs/byte-bound.js';
+import { deleteBlobsUnder } from '../blobs/delete-under.js';
 import { parseResourceName } from '../names/resource-name.js';
 import type { StreamedRequestBody } from '../api/route-spec.js';
 import { failedPrecondition, invalidArgument, isGatewayError, permissionDenied } from '../errors/index.js';
@@ -79,13 +80,7 @@ export class TrainingFiles {
   /** Deletes a job's files, except those whose path starts with one of `keep`. */
   async deleteFiles(ctx: RequestContext, job: string, keep: readonly string[] = []): Promise<number> {
     const prefix = this.prefixOf(job);
-    let deleted = 0;
-    for (const key of await this.blobs.list(ctx, prefix)) {
-      const path = key.slice(prefix.length);
-      if (keep.some((kept) => path.startsWith(kept))) continue;
-      if (await this.blobs.delete(ctx, key)) deleted += 1;
-    }
-    return deleted;
+    return deleteBlobsUnder(ctx, this.blobs, prefix, (key) => keep.some((kept) => key.startsWith(prefix + kept)));
   }
 
   /** A signed upload: streams the body to the store, at most {@link maxFileBytes}; nothing partial is left behind. */

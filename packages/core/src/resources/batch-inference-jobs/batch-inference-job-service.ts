@@ -1,5 +1,6 @@
 import { startRun, runRecordName, chunkPrefix } from './batch-inference-job-runs.js';
 import type { Principal, RequestContext } from '../../kernel/request-context.js';
+import { deleteBlobsUnder } from '../../blobs/delete-under.js';
 import { parseResourceName } from '../../names/resource-name.js';
 import { assertTransition } from '../common/state-machine.js';
 import { isSpecifiedPrecision } from '../common/schema-parts.js';
@@ -66,7 +67,7 @@ export class BatchInferenceJobService extends crudService(batchInferenceJobDefin
       if (isStopped) await tx.resources.delete(txCtx, runRecordName(name)).catch(() => undefined);
       return isStopped;
     });
-    if (stopped) for (const key of await env.storage.blobs.list(ctx, chunkPrefix(name))) await env.storage.blobs.delete(ctx, key);
+    if (stopped) await deleteBlobsUnder(ctx, env.storage.blobs, chunkPrefix(name));
   }
 }
 

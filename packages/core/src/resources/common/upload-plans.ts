@@ -1,6 +1,7 @@
 import { Code, isGatewayError } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import type { ResourceStore } from '../../ports/storage.js';
+import { deleteBlobsUnder } from '../../blobs/delete-under.js';
 import type { ResourceEnvironment } from './resource-environment.js';
 import type { PreconditionOptions } from './resource-service.js';
 
@@ -57,18 +58,27 @@ export async function deleteUploadPlan(ctx: RequestContext, resources: ResourceS
 }
 
 /**
- * Removes a resource (the caller authorized) and its upload plan in one storage transaction: a crash
- * between the two cannot leave the plan to a new resource of the same name, which would then accept
- * files its owner never announced. NOT_FOUND when the resource is absent; ABORTED on a stale etag.
+ * Deletes a resource whose files were uploaded: authorizes the delete, removes the resource and its upload
+ * plan in one storage transaction (a crash between the two cannot leave the plan to a new resource of the
+ * same name, which would then accept files its owner never announced), then deletes its files under
+ * `filesPrefix` (files a crash leaves behind are the orphan sweep's), so a new resource of the name starts
+ * empty. NOT_FOUND when the resource is absent; ABORTED on a stale etag.
  */
-export async function removeWithUploadPlan(
+export async function deleteUploadedResource(
   ctx: RequestContext,
-  resources: { readonly env: ResourceEnvironment; remove(ctx: RequestContext, name: string, options?: PreconditionOptions): Promise<void> },
+  resources: {
+    readonly env: ResourceEnvironment;
+    authorizeName(ctx: RequestContext, name: string, verb: 'delete'): unknown;
+    remove(ctx: RequestContext, name: string, options?: PreconditionOptions): Promise<void>;
+  },
   name: string,
+  filesPrefix: string,
   options: PreconditionOptions = {},
 ): Promise<void> {
+  resources.authorizeName(ctx, name, 'delete');
   await resources.env.storage.transaction(ctx, async (_tx, txCtx) => {
     await resources.remove(txCtx, name, options);
     await deleteUploadPlan(txCtx, resources.env.storage.resources, name);
   });
+  await deleteBlobsUnder(ctx, resources.env.storage.blobs, filesPrefix);
 }

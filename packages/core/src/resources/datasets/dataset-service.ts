@@ -1,12 +1,11 @@
 import type { RequestContext } from '../../kernel/request-context.js';
 import { authorize } from '../../auth/permissions.js';
-import { deleteBlobsUnder } from '../../blobs/delete-under.js';
 import { assertValidId } from '../../names/resource-name.js';
 import { compileValidator } from '../../validation/schema-validator.js';
 import { crudService } from '../common/crud-service.js';
 import type { PreconditionOptions } from '../common/resource-service.js';
 import { assertTransition } from '../common/state-machine.js';
-import { removeWithUploadPlan } from '../common/upload-plans.js';
+import { deleteUploadedResource } from '../common/upload-plans.js';
 import { datasetDefinition } from './dataset-definition.js';
 import { datasetFilesPrefix } from './dataset-files.js';
 import { applyDatasetCreateRules, checkDerivationRequest, datasetNameOf, int64Count, type DatasetDerivation } from './dataset-rules.js';
@@ -65,14 +64,9 @@ export class DatasetService extends crudService(datasetDefinition, ['get', 'list
     return this.resources.insert(ctx, record);
   }
 
-  /**
-   * Deletes the dataset, then its uploaded files and the record of its upload in progress, so a new
-   * dataset of the name starts empty (files a crash leaves behind are the orphan sweep's).
-   */
+  /** Deletes the dataset with its upload in progress, then its files: a new dataset of the name starts empty. */
   async delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
-    this.resources.authorizeName(ctx, name, 'delete');
-    await removeWithUploadPlan(ctx, this.resources, name, options);
-    await deleteBlobsUnder(ctx, this.resources.env.storage.blobs, datasetFilesPrefix(name));
+    await deleteUploadedResource(ctx, this.resources, name, datasetFilesPrefix(name), options);
   }
 
   /**

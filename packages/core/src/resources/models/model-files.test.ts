@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { MemoryStorage } from '../../testing/index.js';
 import { principalContext } from '../../testing/test-gateway.js';
 import { GatewayError } from '../../errors/index.js';
-import { checkModelFileName, deleteModelFiles, listModelFiles, modelFileKey, modelFilesPrefix, readModelFile } from './model-files.js';
+import { deleteBlobsUnder } from '../../blobs/delete-under.js';
+import { checkModelFileName, listModelFiles, modelFileKey, modelFilesPrefix, readModelFile } from './model-files.js';
 
 const model = 'accounts/acme/models/tiny';
 const ctx = principalContext('acme', 'admin');
@@ -70,7 +71,7 @@ describe('stored files', () => {
     expect(await listModelFiles(ctx, blobs, model)).toEqual(['config.json', 'sub/w.safetensors']);
     expect((await readModelFile(ctx, blobs, model, 'sub/w.safetensors'))?.bytes).toEqual(new Uint8Array([1, 2, 3]));
     expect(await readModelFile(ctx, blobs, model, 'absent.json')).toBeUndefined();
-    expect(await deleteModelFiles(ctx, blobs, model)).toBe(2);
+    expect(await deleteBlobsUnder(ctx, blobs, modelFilesPrefix(model))).toBe(2);
     expect(await listModelFiles(ctx, blobs, model)).toEqual([]);
     expect(await listModelFiles(ctx, blobs, 'accounts/acme/models/tiny2')).toEqual(['config.json']);
   });

@@ -1,4 +1,3 @@
-import { deleteBlobsUnder } from '../../blobs/delete-under.js';
 import { invalidArgument } from '../../errors/index.js';
 import type { RequestContext } from '../../kernel/request-context.js';
 import { parseResourceName } from '../../names/resource-name.js';
@@ -72,9 +71,4 @@ export async function listModelFiles(ctx: RequestContext, blobs: BlobStore, mode
 /** One stored file of a model, or undefined when the model has no such file. */
 export async function readModelFile(ctx: RequestContext, blobs: BlobStore, modelName: string, fileName: string): Promise<BlobObject | undefined> {
   return blobs.get(ctx, modelFileKey(modelName, fileName));
-}
-
-/** Deletes every stored file of a model; answers how many were deleted. */
-export async function deleteModelFiles(ctx: RequestContext, blobs: BlobStore, modelName: string): Promise<number> {
-  return deleteBlobsUnder(ctx, blobs, modelFilesPrefix(modelName));
 }

@@ -6,8 +6,8 @@ import type { CheckedFilter } from '../../listing/filter/ast.js';
 import { crudService } from '../common/crud-service.js';
 import { storedOf } from '../common/resource-environment.js';
 import type { PreconditionOptions } from '../common/resource-service.js';
-import { removeWithUploadPlan } from '../common/upload-plans.js';
-import { deleteModelFiles } from './model-files.js';
+import { deleteUploadedResource } from '../common/upload-plans.js';
+import { modelFilesPrefix } from './model-files.js';
 import { modelDefinition } from './model-definition.js';
 import type { Model } from './model-schema.js';
 
@@ -53,9 +53,7 @@ export class ModelService extends crudService(modelDefinition, ['create', 'list'
 
   /** Deletes the model, then its uploaded files and any upload in progress (a new model of the name starts empty). */
   async delete(ctx: RequestContext, name: string, options: PreconditionOptions = {}): Promise<void> {
-    this.resources.authorizeName(ctx, name, 'delete');
-    await removeWithUploadPlan(ctx, this.resources, name, options);
-    await deleteModelFiles(ctx, this.resources.env.storage.blobs, name);
+    await deleteUploadedResource(ctx, this.resources, name, modelFilesPrefix(name), options);
   }
 
   async get(ctx: RequestContext, name: string, readMask?: string): Promise<Model> {
