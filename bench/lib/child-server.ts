@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export interface ChildServer {
@@ -17,6 +18,24 @@ export interface ChildServer {
 export function benchNodeOptions(value = process.env.BENCH_NODE_OPTIONS): string[] {
   return (value ?? '').split(/\s+/).filter((option) => option !== '');
 }
+
+/** The Node options of a `node <options> <script>` package script (`start`): its words that begin with `--`. */
+export function nodeOptionsOfScript(script: string): string[] {
+  const words = script.trim().split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`not a node command: ${script}`);
+  return words.slice(1).filter((word) => word.startsWith('--'));
+}
+
+/**
+ * The Node options `npm start` runs the gateway with, read from the repository's package.json (see
+ * docs/operations.md, "The V8 heap setting": on Node 20, without a floor under the old generation's
+ * allocation limit, the bytes of a large upload or download can start a full mark-compact every 50–80 ms).
+ * Benchmarks of the gateway's byte paths start their servers with these, so they measure what `npm start`
+ * runs.
+ */
+export const gatewayNodeOptions: readonly string[] = nodeOptionsOfScript(
+  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start,
+);
 
 /**
  * Starts a benchmark target in its own Node process (so the load generator does not share its event

@@ -4,6 +4,7 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { printTable } from '../lib/load.js';
+import { gatewayNodeOptions } from '../lib/child-server.js';
 import { median } from '../lib/stats.js';
 
 /**
@@ -32,7 +33,7 @@ interface Target {
 const before = process.env.BENCH_BEFORE;
 const targets: readonly Target[] = [
   { name: 'bare Fastify (baseline)', command: process.execPath, args: [fileURLToPath(new URL('./bare-fastify.mjs', import.meta.url))] },
-  { name: 'gateway, built (node dist/main.js)', command: process.execPath, args: ['templates/gateway/dist/main.js'] },
+  { name: 'gateway, built (node dist/main.js)', command: process.execPath, args: [...gatewayNodeOptions, 'templates/gateway/dist/main.js'] },
   { name: 'gateway, tsx src/main.ts (before)', command: process.execPath, args: [tsxCli, '--conditions=@berth/source', 'templates/gateway/src/main.ts'] },
   { name: 'npm start (build check + npm)', command: 'npm', args: ['start', '--silent'] },
   ...(before

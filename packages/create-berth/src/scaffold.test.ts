@@ -48,7 +48,7 @@ describe('scaffold', () => {
     const manifest = readJson(join(result.directory, 'package.json'));
     expect(manifest.dependencies?.['@berth/core']).toBe(`^${coreVersion}`);
     expect(manifest.private).toBe(true);
-    expect(manifest.scripts?.start).toBe('node dist/main.js');
+    expect(manifest.scripts?.start).toBe('node --initial-old-space-size=96 dist/main.js');
   });
 
   it('embeds the gateway in a Fastify app under /berth, with fastify as a dependency', () => {

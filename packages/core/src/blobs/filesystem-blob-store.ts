@@ -16,12 +16,20 @@ const magic = 'BERTHBLOB1\n';
 const readSliceBytes = 1024 * 1024;
 /** Bytes written per `write` call: what a stream's chunks are gathered into. */
 const writeSliceBytes = 1024 * 1024;
+/** Default of {@link FilesystemBlobStoreOptions.flushEveryBytes}. */
+const defaultFlushEveryBytes = 64 * 1024 * 1024;
 
 export interface FilesystemBlobStoreOptions {
   /** Directory the store owns (created when missing): objects under `objects/`, writes in progress under `tmp/`. */
   readonly directory: string;
   /** Flush every object to the disk before it becomes visible (fdatasync). Default true. */
   readonly durable?: boolean;
+  /**
+   * For a durable store: while a write streams, flush what it has written so far each time this many more
+   * bytes were written (an fdatasync on the thread pool, beside the writes that follow), so the flush
+   * before the object becomes visible only waits for the last part. Default 64 MiB.
+   */
+  readonly flushEveryBytes?: number;
 }
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
@@ -39,12 +47,15 @@ export class FilesystemBlobStore implements BlobStore {
   private readonly objects: string;
   private readonly tmp: string;
   private readonly durable: boolean;
+  private readonly flushEveryBytes: number;
 
   constructor(options: FilesystemBlobStoreOptions) {
     this.directory = resolve(options.directory);
     this.objects = join(this.directory, 'objects');
     this.tmp = join(this.directory, 'tmp');
     this.durable = options.durable ?? true;
+    this.flushEveryBytes = options.flushEveryBytes ?? defaultFlushEveryBytes;
+    if (!(this.flushEveryBytes >= writeSliceBytes)) throw new Error(`flushEveryBytes must be at least ${writeSliceBytes}`);
   }
 
   private pathOf(key: string): string {
@@ -68,6 +79,8 @@ export class FilesystemBlobStore implements BlobStore {
    * `write` per piece costs a thread-pool round trip each) and written behind the stream: one slice is on
    * its way to the disk while the next one fills, so reading, hashing and writing overlap. At most two
    * slices are held; a chunk is never kept after the next one is asked for (the producer may reuse it).
+   * A durable store also flushes behind the stream (`flushEveryBytes`): at most one fdatasync at a time
+   * runs beside the writes, and the one before the rename only has the bytes written since to wait for.
    */
   async putStream(_ctx: RequestContext, key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<number> {
     const target = this.pathOf(key);
@@ -76,6 +89,21 @@ export class FilesystemBlobStore implements BlobStore {
     const file = await open(temporary, 'w');
     let closed = false;
     let writing: Promise<void> | undefined;
+    // The flush in flight, until it succeeds; a failed one stays here (no other starts) and fails the
+    // write at the next slice sent, or at the end.
+    let flushing: Promise<void> | undefined;
+    let flushFailure: Error | undefined;
+    let unflushed = 0;
+    const flushBehind = (): void => {
+      const flush = file.datasync();
+      flushing = flush;
+      flush.then(() => {
+        if (flushing === flush) flushing = undefined;
+      }, (error: unknown) => {
+        flushFailure = error instanceof Error ? error : new Error(String(error));
+      });
+      unflushed = 0;
+    };
     try {
       const digest = new BlobDigest();
       let position = headerBytes;
@@ -84,13 +112,16 @@ export class FilesystemBlobStore implements BlobStore {
       let filled = 0;
       // Waits for the slice on its way (its buffer becomes the spare), then sends the filled one.
       const send = async (): Promise<void> => {
+        if (flushFailure) throw flushFailure;
         if (writing) await writing;
         writing = writeFully(file, filling.subarray(0, filled), position);
         // Awaited before the next send or at the end; a failure surfaces there, never as unhandled.
         writing.catch(() => undefined);
         position += filled;
+        unflushed += filled;
         [filling, spare] = [spare, filling];
         filled = 0;
+        if (this.durable && unflushed >= this.flushEveryBytes && flushing === undefined) flushBehind();
       };
       for await (const chunk of chunks) {
         digest.update(chunk);
@@ -104,6 +135,7 @@ export class FilesystemBlobStore implements BlobStore {
       }
       if (filled > 0) await send();
       if (writing) await writing;
+      if (flushing) await flushing;
       const header = encodeHeader({ contentType, size: digest.size, createTime: new Date().toISOString(), sha256: digest.hex() });
       await file.write(header, 0, headerBytes, 0);
       if (this.durable) await file.datasync();
@@ -114,6 +146,7 @@ export class FilesystemBlobStore implements BlobStore {
     } catch (error) {
       // A slice may still be on its way: let it settle before the file is closed and removed.
       await writing?.catch(() => undefined);
+      await flushing?.catch(() => undefined);
       if (!closed) await file.close().catch(() => undefined);
       await unlink(temporary).catch(() => undefined);
       throw error;
