@@ -129,6 +129,16 @@ export class PgJobQueue implements JobQueue {
     );
   }
 
+  release(_ctx: RequestContext, jobId: string, attempt: number): Promise<void> {
+    return this.fenced(
+      jobId,
+      attempt,
+      `UPDATE ${this.t.jobs} SET state = 'queued', attempt = attempt - 1, lease_expires_at = NULL, worker_id = NULL, update_time = clock_timestamp()
+       WHERE id = $1 AND attempt = $2::integer AND state = 'leased' RETURNING 1 AS one`,
+      [],
+    );
+  }
+
   async get(_ctx: RequestContext, jobId: string): Promise<QueuedJob | undefined> {
     const { rows } = await run(this.db(), `SELECT ${JOB_COLUMNS} FROM ${this.t.jobs} WHERE id = $1`, [jobId]);
     return rows[0] === undefined ? undefined : toJob(rows[0]);

@@ -186,7 +186,25 @@ export interface JobQueue {
    * ABORTED if the attempt is stale.
    */
   fail(ctx: RequestContext, jobId: string, attempt: number, error: string, retryAt?: Date): Promise<void>;
+  /**
+   * Gives back a claimed job that was never started (a worker that began stopping while its claim was in
+   * flight): queued again at its place in line, its attempt not counted (the next claim gets the same
+   * attempt number), lease, worker and last error as before the claim. ABORTED if the attempt is stale.
+   * Optional for adapters written before it: without it, workers record such a job as a failed attempt,
+   * due at once.
+   */
+  release?(ctx: RequestContext, jobId: string, attempt: number): Promise<void>;
   get(ctx: RequestContext, jobId: string): Promise<QueuedJob | undefined>;
+}
+
+/**
+ * Gives back a claimed job that was never started: {@link JobQueue.release} when the adapter has it,
+ * else a failed attempt due at once (the attempt then counts).
+ */
+export function releaseUnstartedJob(queue: JobQueue, ctx: RequestContext, jobId: string, attempt: number): Promise<void> {
+  return queue.release !== undefined
+    ? queue.release(ctx, jobId, attempt)
+    : queue.fail(ctx, jobId, attempt, 'the worker stopped before running this attempt');
 }
 
 export interface OutboxEvent {

@@ -125,6 +125,14 @@ export class MemoryJobQueue implements JobQueue {
     });
   }
 
+  release(_ctx: RequestContext, jobId: string, attempt: number): Promise<void> {
+    return this.scope.write((undo) => {
+      const job = this.fenced(jobId, attempt);
+      const { leaseExpiresAt: _lease, workerId: _worker, ...rest } = job;
+      this.replace(undo, job, { ...rest, state: 'queued', attempt: job.attempt - 1 });
+    });
+  }
+
   async get(_ctx: RequestContext, jobId: string): Promise<QueuedJob | undefined> {
     const job = this.state.jobs.get(jobId);
     return job === undefined ? undefined : toJob(job);

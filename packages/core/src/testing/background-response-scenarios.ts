@@ -77,13 +77,13 @@ export function describeBackgroundResponseScenarios(label: string, open: () => P
     let storage: Storage;
     const pools: QueueWorkerPool[] = [];
 
-    const instance = (client: GatedClient, options: { leaseMs?: number; on?: Storage; retryAfterMs?: number } = {}): Instance => {
+    const instance = (client: GatedClient, options: { leaseMs?: number; on?: Storage } = {}): Instance => {
       const on = options.on ?? storage;
       const service = new ResponsesService({
         resources: on.resources, storage: on, directory: fixtureDirectory(on.resources), client, clock: systemClock, cancelPollMs: 20,
       });
       // Failed attempts are retried after 10 ms rather than a second, to keep the scenarios short.
-      const background = new BackgroundResponses({ backoff: { initialMs: options.retryAfterMs ?? 10 }, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
+      const background = new BackgroundResponses({ backoff: { initialMs: 10 }, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
       background.attach(service);
       return {
         service,
@@ -203,15 +203,16 @@ export function describeBackgroundResponseScenarios(label: string, open: () => P
     });
 
     it('hands a running response back to the queue when its instance stops serving, and another runs it', async () => {
-      // The handed-back attempt is retried after 500 ms, not 10: this instance's own workers run until the
-      // pools are stopped below, and with 10 ms they could claim the job again first (a flake seen in CI).
-      const stopping = instance(new GatedClient(), { retryAfterMs: 500 });
+      const stopping = instance(new GatedClient());
       stopping.start();
       const created = await stopping.service.create(ctx, { model: fixtureModel, input: 'Say hello', background: true });
       await waitFor(() => stopping.client.entered === 1, 10_000, 'the worker to start generating');
+      // The instance's workers stop claiming first (stop() waits for the running job): otherwise they could
+      // claim the handed-back job again before the pool stops, a flake seen twice in CI under load.
+      const poolsStopped = Promise.all(pools.splice(0).map((pool) => pool.stop()));
       stopping.service.handOverBackground();
       await waitFor(() => stopping.client.aborted === 1, 10_000, 'the generation to be aborted');
-      await Promise.all(pools.splice(0).map((pool) => pool.stop()));
+      await poolsStopped;
       const job = await storage.queue.enqueue(system, backgroundResponseJob(`accounts/${fixtureAccount}/responses/${created.id}`));
       expect(job).toMatchObject({ state: 'queued', attempt: 1, lastError: expect.stringContaining('stopped serving') });
       expect(await statusOf(stopping, created.id!)).toBe('in_progress');

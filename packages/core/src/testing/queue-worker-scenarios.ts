@@ -25,6 +25,7 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
 
 /** The storage with some of its queue's operations replaced (the others pass through). */
 function withQueue(storage: Storage, replaced: Partial<JobQueue>): Storage {
+  const release = storage.queue.release?.bind(storage.queue);
   const queue: JobQueue = {
     enqueue: (c, r) => storage.queue.enqueue(c, r),
     claim: (c, q, w, l) => storage.queue.claim(c, q, w, l),
@@ -32,6 +33,7 @@ function withQueue(storage: Storage, replaced: Partial<JobQueue>): Storage {
     complete: (c, id, a, r) => storage.queue.complete(c, id, a, r),
     fail: (c, id, a, e, t) => storage.queue.fail(c, id, a, e, t),
     get: (c, id) => storage.queue.get(c, id),
+    ...(release === undefined ? {} : { release }),
     ...replaced,
   };
   return {
@@ -320,5 +322,37 @@ export function describeQueueWorkerScenarios(label: string, open: () => Promise<
       expect(aborted).toBe(true);
       expect(await storage.queue.get(ctx, job.id)).toMatchObject({ state: 'leased', attempt: 1 });
     });
+
+    for (const adapter of ['with', 'without'] as const) {
+      it(`gives back, unstarted, a job whose claim was in flight when stop began (adapter ${adapter} JobQueue.release)`, async ({ skip }) => {
+        if (adapter === 'with' && storage.queue.release === undefined) return skip('this adapter has no JobQueue.release');
+        let runs = 0;
+        const handler = defineQueueHandler({ queue: 'late', handle: async () => void (runs += 1) });
+        // The pool's first claim waits until the test has begun stopping the pool, then claims for real.
+        let claimEntered = false;
+        let openClaim: () => void = () => undefined;
+        const claimGate = new Promise<void>((resolve) => (openClaim = resolve));
+        const gated = withQueue(storage, {
+          claim: async (c, q, w, l) => {
+            claimEntered = true;
+            await claimGate;
+            return storage.queue.claim(c, q, w, l);
+          },
+        });
+        const on = adapter === 'with' ? gated : { ...gated, queue: { ...gated.queue, release: undefined } };
+        const job = await storage.queue.enqueue(ctx, { queue: 'late', payload: null, maxAttempts: 3 });
+        const p = pool([handler], { concurrency: 1 }, on);
+        await waitFor(() => claimEntered, 5000, 'the claim to start');
+        const stopped = p.stop();
+        openClaim();
+        await stopped;
+        expect(runs).toBe(0);
+        expect(p.stats).toMatchObject({ claimed: 1, released: 1, completed: 0, failed: 0 });
+        const back = await storage.queue.get(ctx, job.id);
+        expect(Date.parse(back?.runAt ?? '')).toBeLessThanOrEqual(Date.now());
+        if (adapter === 'with') expect(back).toMatchObject({ state: 'queued', attempt: 0 });
+        else expect(back).toMatchObject({ state: 'queued', attempt: 1, lastError: 'the worker stopped before running this attempt' });
+      });
+    }
   });
 }

@@ -120,7 +120,7 @@ function tracedBlobs(call: Call, blobs: BlobStore): BlobStore {
 }
 
 function tracedQueue(call: Call, queue: JobQueue): JobQueue {
-  return {
+  const base: JobQueue = {
     enqueue: (ctx, request) => traced(call, 'queue.enqueue', request.queue, () => queue.enqueue(ctx, request)),
     claim: (ctx, name, worker, leaseMs) => traced(call, 'queue.claim', name, () => queue.claim(ctx, name, worker, leaseMs)),
     renew: (ctx, id, attempt, leaseMs) => traced(call, 'queue.renew', 'jobs', () => queue.renew(ctx, id, attempt, leaseMs)),
@@ -128,6 +128,8 @@ function tracedQueue(call: Call, queue: JobQueue): JobQueue {
     fail: (ctx, id, attempt, error, retryAt) => traced(call, 'queue.fail', 'jobs', () => queue.fail(ctx, id, attempt, error, retryAt)),
     get: (ctx, id) => traced(call, 'queue.get', 'jobs', () => queue.get(ctx, id)),
   };
+  const release = queue.release?.bind(queue);
+  return release === undefined ? base : { ...base, release: (ctx, id, attempt) => traced(call, 'queue.release', 'jobs', () => release(ctx, id, attempt)) };
 }
 
 function tracedOutbox(call: Call, outbox: Outbox): Outbox {

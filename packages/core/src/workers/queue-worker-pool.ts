@@ -6,7 +6,7 @@ import { systemClock, type Clock } from '../ports/clock.js';
 import type { JsonValue } from '../ports/json.js';
 import { silentLogger, type GatewayLogger } from '../ports/logger.js';
 import { noTelemetry, type Telemetry } from '../ports/telemetry.js';
-import type { ClaimedJob, Storage, StorageTransaction } from '../ports/storage.js';
+import { releaseUnstartedJob, type ClaimedJob, type Storage, type StorageTransaction } from '../ports/storage.js';
 import { retryDelayMs } from './backoff.js';
 import { isGatewayError } from '../errors/index.js';
 import { SpanKind, inSpan, tracingEnabled } from '../tracing/tracing.js';
@@ -44,6 +44,8 @@ export interface QueueWorkerStats {
   failed: number;
   /** Attempts fenced out because another worker took the job; their transactional effects rolled back. */
   lost: number;
+  /** Claims given back unstarted: the pool began stopping while they were in flight. */
+  released: number;
 }
 
 const emptyResolver: Resolver = {
@@ -85,7 +87,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  */
 export class QueueWorkerPool {
   readonly workerId: string;
-  readonly stats: QueueWorkerStats = { claimed: 0, completed: 0, failed: 0, lost: 0 };
+  readonly stats: QueueWorkerStats = { claimed: 0, completed: 0, failed: 0, lost: 0, released: 0 };
 
   private readonly storage: Storage;
   private readonly handlers: readonly QueueHandler[];
@@ -198,13 +200,31 @@ export class QueueWorkerPool {
       const handler = this.handlers[(this.next + i) % this.handlers.length];
       if (handler === undefined) continue;
       const job = await this.storage.queue.claim(ctx, handler.queue, this.workerId, handler.leaseMs ?? DEFAULT_LEASE_MS);
-      if (job !== undefined) {
-        this.next = (this.next + i + 1) % this.handlers.length;
-        this.stats.claimed++;
-        return { handler, job };
+      if (job === undefined) continue;
+      this.stats.claimed++;
+      if (this.stopping.signal.aborted) {
+        await this.giveBack(job);
+        return undefined;
       }
+      this.next = (this.next + i + 1) % this.handlers.length;
+      return { handler, job };
     }
     return undefined;
+  }
+
+  /**
+   * Gives back a job whose claim was in flight when the pool began stopping: not started here, so its
+   * attempt does not count (see {@link releaseUnstartedJob}). If that fails, its lease expires instead.
+   */
+  private async giveBack(job: ClaimedJob): Promise<void> {
+    const log = { queue: job.queue, jobId: job.id, attempt: job.attempt, workerId: this.workerId };
+    try {
+      await releaseUnstartedJob(this.storage.queue, systemContext(`job-${job.queue}`), job.id, job.attempt);
+      this.stats.released++;
+      this.logger.info(log, 'queue workers: job claimed while stopping given back to the queue');
+    } catch (error) {
+      this.logger.warn({ ...log, error: message(error) }, 'queue workers: could not give back a job claimed while stopping; its lease will expire');
+    }
   }
 
   /** Runs one claimed job to completion, failure or loss. Never throws. */

@@ -1,6 +1,6 @@
 import type { RequestContext } from '../../kernel/request-context.js';
-import type {
-  BlobStore, JobQueue, KeyValueStore, Outbox, ResourceStore, Storage, StorageTransaction,
+import {
+  releaseUnstartedJob, type BlobStore, type JobQueue, type KeyValueStore, type Outbox, type ResourceStore, type Storage, type StorageTransaction,
 } from '../../ports/storage.js';
 
 /** An open transaction; `open` turns false once it committed or rolled back. */
@@ -81,6 +81,8 @@ export class TransactionScopedStorage implements Storage {
       complete: (ctx, jobId, attempt, result) => scope(ctx).queue.complete(ctx, jobId, attempt, result),
       fail: (ctx, jobId, attempt, error, retryAt) => scope(ctx).queue.fail(ctx, jobId, attempt, error, retryAt),
       get: (ctx, jobId) => scope(ctx).queue.get(ctx, jobId),
+      // Only when the adapter has it (a transaction's queue is the same adapter's), so callers can fall back.
+      ...(root.queue.release === undefined ? {} : { release: (ctx: RequestContext, jobId: string, attempt: number) => releaseUnstartedJob(scope(ctx).queue, ctx, jobId, attempt) }),
     };
     this.outbox = {
       publish: (ctx, topic, payload) => scope(ctx).outbox.publish(ctx, topic, payload),

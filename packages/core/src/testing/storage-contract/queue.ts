@@ -120,6 +120,28 @@ export function queueTests(storage: StorageGetter): void {
       await expectCode(q().fail(ctx, job.id, 1, 'stale'), Code.ABORTED);
     });
 
+    it('releases an unstarted claim: queued at its place in line, the attempt not counted; a stale release is ABORTED', async ({ skip }) => {
+      const release = q().release?.bind(q());
+      if (release === undefined) return skip('this adapter has no JobQueue.release (workers record a failed attempt instead)');
+      const queue = uid('q');
+      const job = await q().enqueue(ctx, { queue, payload: 1, maxAttempts: 3, runAt: new Date(Date.now() - 5000) });
+      const later = await q().enqueue(ctx, { queue, payload: 2, runAt: new Date(Date.now() - 1000) });
+      await q().claim(ctx, queue, 'w', 10_000);
+      await q().fail(ctx, job.id, 1, 'first', new Date(Date.now() - 4000));
+      await q().claim(ctx, queue, 'w', 10_000);
+      await expectCode(release(ctx, job.id, 1), Code.ABORTED);
+      await release(ctx, job.id, 2);
+      const released = await q().get(ctx, job.id);
+      expect(released).toMatchObject({ state: 'queued', attempt: 1, lastError: 'first' });
+      expect(released?.leaseExpiresAt).toBeUndefined();
+      await expectCode(release(ctx, job.id, 2), Code.ABORTED);
+      await expectCode(q().complete(ctx, job.id, 2), Code.ABORTED);
+      // Still first in line (its runAt is older than the other job's), claimed again at the same attempt number.
+      expect(await q().claim(ctx, queue, 'w', 10_000)).toMatchObject({ id: job.id, attempt: 2, lastError: 'first' });
+      expect((await q().claim(ctx, queue, 'w', 10_000))?.id).toBe(later.id);
+      await expect(release(ctx, `missing-${uid('j')}`, 1)).rejects.toHaveProperty('code');
+    });
+
     it('retries at once when fail has no retryAt', async () => {
       const queue = uid('q');
       const job = await q().enqueue(ctx, { queue, payload: 1 });
