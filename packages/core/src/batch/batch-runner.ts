@@ -81,7 +81,8 @@ interface RowOutcome {
  * Runs batch inference jobs. Core contributes its queue handler; the component that reaches models (the
  * HTTP transport's inference proxy) attaches itself as the client, as for background responses: core
  * owns no HTTP client to replicas. A job claimed while no client is attached fails its attempt (retried
- * with backoff, when an instance serving inference may take it).
+ * with backoff, when an instance serving inference may take it); once the attached client detached (the
+ * server closes), this instance's workers claim no more batch jobs.
  */
 export class BatchInferenceRunner extends AttachedClientJobRunner<ChatModelClient> {
   /**

@@ -86,4 +86,26 @@ describe('background responses: request rules and cancel', () => {
     }
     expect(await service.get(ctx, created.id!)).toMatchObject({ status: 'failed', error: { type: 'server_error', code: 'server_error' } });
   });
+
+  it('claims no more background jobs once its runner detached (the server closed): they wait for another instance', async () => {
+    const created = await service.create(ctx, { model: fixtureModel, input: 'x', background: true });
+    const background = new BackgroundResponses();
+    const detach = background.attach(service);
+    expect(background.handler.paused?.()).toBe(false);
+    detach();
+    expect(background.handler.paused?.()).toBe(true);
+    const pool = new QueueWorkerPool({ storage, handlers: [background.handler], pollIntervalMs: 10 });
+    pool.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(pool.stats.claimed).toBe(0);
+      const job = await storage.queue.enqueue(systemContext(), backgroundResponseJob(`accounts/acme/responses/${created.id}`));
+      expect(job).toMatchObject({ state: 'queued', attempt: 0 });
+      // Attached again (a server started in this process again): the job runs.
+      background.attach(service);
+      await waitFor(async () => (await service.get(ctx, created.id!)).status === 'completed', 10_000, 'the response to complete');
+    } finally {
+      await pool.stop();
+    }
+  });
 });

@@ -47,7 +47,8 @@ export interface BackgroundResponsesOptions {
  * to `queueHandlersToken`; the component that can reach models (the HTTP transport's Responses service,
  * over its inference proxy) attaches itself as the runner. A job claimed while nothing is attached (an
  * instance that runs queue workers but serves no inference) is failed and retried later, when another
- * instance may claim it; on its last attempt the response is stored `failed`.
+ * instance may claim it; on its last attempt the response is stored `failed`. Once the runner detached
+ * (the server closes), this instance's workers claim no more of these jobs.
  */
 export class BackgroundResponses {
   private readonly runners = new AttachedRunners<BackgroundResponseRunner>();
@@ -57,6 +58,7 @@ export class BackgroundResponses {
     this.handler = defineQueueHandler({
       queue: backgroundResponsesQueue,
       ...queueHandlerTiming(options),
+      paused: () => this.runners.closed,
       handle: (ctx, job) => this.handle(ctx, job),
     });
   }

@@ -323,6 +323,20 @@ export function describeQueueWorkerScenarios(label: string, open: () => Promise<
       expect(await storage.queue.get(ctx, job.id)).toMatchObject({ state: 'leased', attempt: 1 });
     });
 
+    it('claims nothing from a paused handler’s queue, and resumes when it unpauses', async () => {
+      let paused = true;
+      let runs = 0;
+      const handler = defineQueueHandler({ queue: 'paused', paused: () => paused, handle: async () => void (runs += 1) });
+      const job = await storage.queue.enqueue(ctx, { queue: 'paused', payload: null });
+      const p = pool([handler], { concurrency: 2 });
+      await sleep(120);
+      expect(p.stats.claimed).toBe(0);
+      expect(await storage.queue.get(ctx, job.id)).toMatchObject({ state: 'queued', attempt: 0 });
+      paused = false;
+      await waitFor(() => p.stats.completed === 1, 5000, 'the job to run');
+      expect(runs).toBe(1);
+    });
+
     for (const adapter of ['with', 'without'] as const) {
       it(`gives back, unstarted, a job whose claim was in flight when stop began (adapter ${adapter} JobQueue.release)`, async ({ skip }) => {
         if (adapter === 'with' && storage.queue.release === undefined) return skip('this adapter has no JobQueue.release');

@@ -15,4 +15,17 @@ describe('AttachedRunners', () => {
     detachB();
     expect(runners.current).toBeUndefined();
   });
+
+  it('is closed once everything attached detached, not before anything was attached', () => {
+    const runners = new AttachedRunners<string>();
+    expect(runners.closed).toBe(false);
+    const detachA = runners.attach('a');
+    const detachB = runners.attach('b');
+    detachA();
+    expect(runners.closed).toBe(false);
+    detachB();
+    expect(runners.closed).toBe(true);
+    runners.attach('c');
+    expect(runners.closed).toBe(false);
+  });
 });

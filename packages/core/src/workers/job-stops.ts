@@ -67,6 +67,7 @@ export abstract class AttachedClientJobRunner<C> {
     this.handler = defineQueueHandler({
       queue,
       ...queueHandlerTiming(timing),
+      paused: () => this.clients.closed,
       handle: (ctx, job) => {
         const payload = job.payload;
         if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof payload.name !== 'string') return Promise.resolve();

@@ -39,6 +39,12 @@ interface QueueHandlerCommon {
   readonly leaseMs?: number;
   /** Retry delays after a failed attempt (exponential with jitter). */
   readonly backoff?: BackoffOptions;
+  /**
+   * While it answers true, the pool claims nothing from this queue: this instance can no longer run the
+   * queue's jobs (say, the server closed and detached what ran them), and a claim would only fail an
+   * attempt that another instance can run. Asked before every claim.
+   */
+  readonly paused?: () => boolean;
 }
 
 /**

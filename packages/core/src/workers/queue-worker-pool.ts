@@ -198,7 +198,7 @@ export class QueueWorkerPool {
     for (let i = 0; i < this.handlers.length; i++) {
       if (this.stopping.signal.aborted) return undefined;
       const handler = this.handlers[(this.next + i) % this.handlers.length];
-      if (handler === undefined) continue;
+      if (handler === undefined || handler.paused?.() === true) continue;
       const job = await this.storage.queue.claim(ctx, handler.queue, this.workerId, handler.leaseMs ?? DEFAULT_LEASE_MS);
       if (job === undefined) continue;
       this.stats.claimed++;
