@@ -8,6 +8,7 @@ import { QueueWorkerPool } from '../workers/queue-worker-pool.js';
 import { QueueWakeups } from '../workers/queue-wakeups.js';
 import { BackgroundResponses, backgroundResponseJob, backgroundResponsesQueue } from './background-responses.js';
 import { callerContext, EngineClient, fixtureDirectory, fixtureModel } from './responses-fixtures.js';
+import type { ChatModelClient } from './model-client.js';
 import { ResponsesService } from './responses-service.js';
 
 describeBackgroundResponseScenarios('memory storage', async () => ({ storage: new MemoryStorage(), close: async () => undefined }));
@@ -104,6 +105,37 @@ describe('background responses: request rules and cancel', () => {
       // Attached again (a server started in this process again): the job runs.
       background.attach(service);
       await waitFor(async () => (await service.get(ctx, created.id!)).status === 'completed', 10_000, 'the response to complete');
+    } finally {
+      await pool.stop();
+    }
+  });
+
+  it('hands a running response back due at once when the server closes (detach, then hand over), not after a backoff', async () => {
+    let entered = 0;
+    const hanging: ChatModelClient = {
+      complete: (callCtx) => new Promise((_resolve, reject) => {
+        entered += 1;
+        callCtx.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+      }),
+      stream: () => Promise.reject(new Error('not streamed')),
+    };
+    const closing = new ResponsesService({ resources: storage.resources, storage, directory: fixtureDirectory(storage.resources), client: hanging, clock: systemClock });
+    // A minute's backoff: an attempt that is not handed back would not be due for a minute.
+    const background = new BackgroundResponses({ backoff: { initialMs: 60_000, jitter: 0 } });
+    const detach = background.attach(closing);
+    const pool = new QueueWorkerPool({ storage, handlers: [background.handler], pollIntervalMs: 10 });
+    pool.start();
+    try {
+      const created = await closing.create(ctx, { model: fixtureModel, input: 'x', background: true });
+      await waitFor(() => entered === 1, 10_000, 'the generation to start');
+      detach();
+      closing.handOverBackground();
+      const job = await storage.queue.enqueue(systemContext(), backgroundResponseJob(`accounts/acme/responses/${created.id}`));
+      await waitFor(async () => (await storage.queue.get(systemContext(), job.id))?.state === 'queued', 10_000, 'the attempt to end');
+      const back = await storage.queue.get(systemContext(), job.id);
+      expect(back).toMatchObject({ state: 'queued', attempt: 1, lastError: expect.stringContaining('stopped serving') });
+      expect(Date.parse(back!.runAt)).toBeLessThanOrEqual(Date.now());
+      expect(pool.stats.claimed).toBe(1);
     } finally {
       await pool.stop();
     }

@@ -9,7 +9,7 @@ import { Code, GatewayError, isGatewayError, unauthenticated } from '../errors/i
 import { clockMs, type Clock } from '../ports/clock.js';
 import type { ModelTarget, ServingDirectory } from '../ports/serving-directory.js';
 import type { ResourceStore, Storage } from '../ports/storage.js';
-import type { QueueJobContext } from '../workers/queue-handler.js';
+import { handedOverReason, type QueueJobContext } from '../workers/queue-handler.js';
 import type { QueueWakeups } from '../workers/queue-wakeups.js';
 import { backgroundResponseJob, responseErrorOf, type BackgroundResponseRunner } from './background-responses.js';
 import type { ChatModelClient } from './model-client.js';
@@ -223,12 +223,13 @@ export class ResponsesService implements BackgroundResponseRunner {
 
   /**
    * Aborts the background responses this instance is running, for a server that stops serving (its model
-   * client is closing): each job's attempt fails and the queue runs the response again, here after a
-   * restart or on another instance, instead of storing it failed.
+   * client is closing): each job's attempt is handed back, due at once, and the queue runs the response
+   * again on another instance (this one's workers no longer claim it) or here after a restart, instead of
+   * storing it failed.
    */
   handOverBackground(): void {
     for (const running of this.running.values()) {
-      running.abort(new GatewayError(Code.UNAVAILABLE, 'this gateway instance stopped serving the Responses API; the background response runs again', { reason: 'INSTANCE_STOPPING' }));
+      running.abort(new GatewayError(Code.UNAVAILABLE, 'this gateway instance stopped serving the Responses API; the background response runs again', { reason: handedOverReason }));
     }
   }
 

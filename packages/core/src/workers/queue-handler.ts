@@ -5,6 +5,12 @@ import type { GatewayLogger } from '../ports/logger.js';
 import type { ClaimedJob, Storage, StorageTransaction } from '../ports/storage.js';
 import type { BackoffOptions } from './backoff.js';
 
+/**
+ * The `reason` of the `GatewayError` a handler throws when it stopped its work because this instance
+ * is closing (the work resumes elsewhere): the pool records the attempt as due at once, not after a backoff.
+ */
+export const handedOverReason = 'HANDED_OVER';
+
 /** Default lease of a claimed job: renewed every third of it while the handler runs. */
 export const DEFAULT_LEASE_MS = 30_000;
 

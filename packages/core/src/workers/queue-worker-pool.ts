@@ -11,7 +11,7 @@ import { retryDelayMs } from './backoff.js';
 import { isGatewayError } from '../errors/index.js';
 import { SpanKind, inSpan, tracingEnabled } from '../tracing/tracing.js';
 import { commitJobEffects, isStaleAttempt } from './exactly-once.js';
-import { DEFAULT_LEASE_MS, type QueueHandler, type QueueJobContext } from './queue-handler.js';
+import { DEFAULT_LEASE_MS, handedOverReason, type QueueHandler, type QueueJobContext } from './queue-handler.js';
 
 export interface QueueWorkerPoolSettings {
   /** Jobs run at once by this pool, over all queues (default 4). */
@@ -308,7 +308,7 @@ export class QueueWorkerPool {
     const last = job.attempt >= job.maxAttempts;
     // An attempt that ended because this instance is closing (the pool stopping, or work handed over) is
     // handed back: due at once, so another instance claims it now instead of after a backoff or a lease expiry.
-    const handedBack = this.state === 'stopped' || (isGatewayError(error) && error.reason === 'HANDED_OVER');
+    const handedBack = this.state === 'stopped' || (isGatewayError(error) && error.reason === handedOverReason);
     const retryAt = new Date(this.clock.now().getTime() + (handedBack ? 0 : retryDelayMs(job.attempt, handler.backoff)));
     try {
       await this.storage.queue.fail(systemContext(`job-${job.queue}`), job.id, job.attempt, message(error), retryAt);
