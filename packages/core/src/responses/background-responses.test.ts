@@ -140,4 +140,20 @@ describe('background responses: request rules and cancel', () => {
       await pool.stop();
     }
   });
+
+  it('runs a job claimed before the server attached its runner (just after a start) once it attaches, in the same attempt', async () => {
+    const created = await service.create(ctx, { model: fixtureModel, input: 'x', background: true });
+    const background = new BackgroundResponses();
+    const pool = new QueueWorkerPool({ storage, handlers: [background.handler], pollIntervalMs: 10 });
+    pool.start();
+    try {
+      await waitFor(() => pool.stats.claimed === 1, 10_000, 'the job to be claimed');
+      background.attach(service);
+      await waitFor(async () => (await service.get(ctx, created.id!)).status === 'completed', 10_000, 'the response to complete');
+      const job = await storage.queue.enqueue(systemContext(), backgroundResponseJob(`accounts/acme/responses/${created.id}`));
+      expect(job).toMatchObject({ state: 'completed', attempt: 1 });
+    } finally {
+      await pool.stop();
+    }
+  });
 });

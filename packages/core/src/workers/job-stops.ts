@@ -4,7 +4,7 @@
  * work over before closing, so another instance resumes it.
  */
 import type { ClaimedJob } from '../ports/storage.js';
-import { AttachedRunners } from './attached-runners.js';
+import { AttachedRunners, runnerAttachWaitMs } from './attached-runners.js';
 import { defineQueueHandler, queueHandlerTiming, type AtLeastOnceQueueHandler, type QueueHandlerTiming, type QueueJobContext } from './queue-handler.js';
 
 export class JobStops {
@@ -68,10 +68,12 @@ export abstract class AttachedClientJobRunner<C> {
       queue,
       ...queueHandlerTiming(timing),
       paused: () => this.clients.closed,
-      handle: (ctx, job) => {
+      handle: async (ctx, job) => {
         const payload = job.payload;
-        if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof payload.name !== 'string') return Promise.resolve();
-        return this.handleJob(ctx, job, payload.name);
+        if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof payload.name !== 'string') return;
+        // Claimed before the host served HTTP (just after a start): give the client a moment to attach.
+        if (this.clients.current === undefined) await this.clients.whenAttached(runnerAttachWaitMs, ctx.signal);
+        await this.handleJob(ctx, job, payload.name);
       },
     });
   }
