@@ -1,8 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { gatewayNodeOptions, nodeOptionsOfScript } from './child-server.js';
-
-const startOf = (path: string) => (JSON.parse(readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
+import { gatewayNodeOptions, nodeOptionsOfScript, startNodeOptions } from './child-server.js';
 
 describe('the Node options gateways start with', () => {
   it('are read from npm start and include the V8 heap floor', () => {
@@ -13,7 +10,7 @@ describe('the Node options gateways start with', () => {
 
   it('are the same in every template and example that starts a built gateway', () => {
     for (const path of ['templates/gateway/package.json', 'templates/gateway-postgres/package.json', 'examples/embed-express/package.json', 'examples/embed-node-http/package.json', 'examples/in-process/package.json']) {
-      expect({ path, options: nodeOptionsOfScript(startOf(path)) }).toEqual({ path, options: gatewayNodeOptions });
+      expect({ path, options: startNodeOptions(new URL(`../../${path}`, import.meta.url)) }).toEqual({ path, options: gatewayNodeOptions });
     }
   });
 });

@@ -33,9 +33,12 @@ export function nodeOptionsOfScript(script: string): string[] {
  * Benchmarks of the gateway's byte paths start their servers with these, so they measure what `npm start`
  * runs.
  */
-export const gatewayNodeOptions: readonly string[] = nodeOptionsOfScript(
-  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start,
-);
+export const gatewayNodeOptions: readonly string[] = startNodeOptions(new URL('../../package.json', import.meta.url));
+
+/** The Node options of the `start` script of the package.json at `manifest`. */
+export function startNodeOptions(manifest: URL): string[] {
+  return nodeOptionsOfScript((JSON.parse(readFileSync(manifest, 'utf8')) as { scripts: { start: string } }).scripts.start);
+}
 
 /**
  * Starts a benchmark target in its own Node process (so the load generator does not share its event

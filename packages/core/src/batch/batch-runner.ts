@@ -19,7 +19,7 @@ import type { BatchInferenceJob, BatchInferenceJobState } from '../resources/bat
 import type { Dataset } from '../resources/datasets/dataset-schema.js';
 import type { ChatCompletionOutcome, ChatModelClient } from '../responses/model-client.js';
 import type { BackoffOptions } from '../workers/backoff.js';
-import { handedOverReason, type QueueJobContext } from '../workers/queue-handler.js';
+import type { QueueJobContext } from '../workers/queue-handler.js';
 import { defaultOutputPartBytes, prepareOutputDataset, removeChunkFiles, writeOutput } from './batch-output.js';
 import { RowStoppedError, runPipeline } from './batch-pipeline.js';
 import { jobDefaults, parseBatchRow, type BatchInferenceParameters } from './batch-rows.js';
@@ -311,7 +311,7 @@ export class BatchInferenceRunner extends AttachedClientJobRunner<ChatModelClien
         chunkSize: this.options.chunkSize ?? Math.max(16, concurrency * 4),
         commitIntervalMs: this.options.commitIntervalMs ?? 500,
         // A cancel keeps the rows answered before it; a lost lease or a hand-over commits nothing more.
-        commitAfterStop: () => !ctx.signal.aborted && stop.signal.reason !== handOverReason,
+        commitAfterStop: () => !ctx.signal.aborted && !this.stops.handedOver(stop.signal),
         runRow: (row) => this.runRow(rowCtx, client, target, defaults, name, row.number, row.line, stillRunning, duplicates),
         commit: async (outcomes) => {
           state = await this.commitChunk(ctx, queued, name, run, outcomes);
@@ -337,7 +337,7 @@ export class BatchInferenceRunner extends AttachedClientJobRunner<ChatModelClien
   /** The job stopped running under this worker: cancelled or deleted (go on finishing), or the lease lost (stop). */
   private async stopped(ctx: QueueJobContext, name: string, stop: AbortSignal): Promise<BatchInferenceJob | undefined> {
     if (ctx.signal.aborted) throw new GatewayError(Code.ABORTED, 'the worker lost the batch job', { reason: 'STALE_ATTEMPT' });
-    if (stop.reason === handOverReason) throw new GatewayError(Code.UNAVAILABLE, 'the gateway instance closed; the job resumes elsewhere', { reason: handedOverReason });
+    this.stops.throwIfHandedOver(stop);
     return readJob(ctx, ctx.storage.resources, name);
   }
 

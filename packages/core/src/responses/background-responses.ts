@@ -4,7 +4,7 @@
  * the response's turns and store the outcome. A job whose worker died is claimed again once its lease
  * expires (attempt + 1) and runs the response from the start.
  */
-import { AttachedRunners, runnerAttachWaitMs } from '../workers/attached-runners.js';
+import { AttachedRunners } from '../workers/attached-runners.js';
 import { Code, GatewayError, renderInferenceError } from '../errors/index.js';
 import type { ClaimedJob, EnqueueRequest } from '../ports/storage.js';
 import type { BackoffOptions } from '../workers/backoff.js';
@@ -72,7 +72,7 @@ export class BackgroundResponses {
     const name = nameOf(job);
     if (name === undefined) return; // Not a job this handler wrote: nothing to run.
     try {
-      const runner = this.runners.current ?? (await this.runners.whenAttached(runnerAttachWaitMs, ctx.signal));
+      const runner = await this.runners.whenAttached(ctx.signal);
       if (!runner) throw new GatewayError(Code.UNAVAILABLE, 'this gateway instance serves no Responses API to run background responses', { reason: 'NO_RUNNER' });
       await runner.runBackground(ctx, name);
     } catch (error) {

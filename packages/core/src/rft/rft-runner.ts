@@ -36,7 +36,7 @@ import type { ChatModelClient } from '../responses/model-client.js';
 import { responseToolProvidersToken } from '../responses/tokens.js';
 import { AttachedClientJobRunner, sleepUnlessAborted } from '../workers/job-stops.js';
 import type { BackoffOptions } from '../workers/backoff.js';
-import { handedOverReason, type QueueJobContext } from '../workers/queue-handler.js';
+import type { QueueJobContext } from '../workers/queue-handler.js';
 import type { BatchCapacity } from '../batch/batch-capacity.js';
 import { chunkRanges, readRlRows, RlRowProblem, splitRows, type RftRows, type RlRow } from './rft-dataset.js';
 import { outputMetrics, outputStats, rewardPlateaued } from './rft-metrics.js';
@@ -320,7 +320,7 @@ export class RftJobRunner extends AttachedClientJobRunner<ChatModelClient> {
   /** The job stopped under this worker: cancelled or deleted (go on finishing), or the lease lost / handed over (stop). */
   private async stopped(ctx: QueueJobContext, name: string, stop: AbortSignal): Promise<ReinforcementFineTuningJob | undefined> {
     if (ctx.signal.aborted) throw new GatewayError(Code.ABORTED, 'the worker lost the fine-tuning job', { reason: 'STALE_ATTEMPT' });
-    if (this.stops.handedOver(stop)) throw new GatewayError(Code.UNAVAILABLE, 'the gateway instance closed; the job resumes elsewhere', { reason: handedOverReason });
+    this.stops.throwIfHandedOver(stop);
     return readRftJob(ctx, ctx.storage.resources, name);
   }
 

@@ -31,25 +31,25 @@ describe('AttachedRunners', () => {
 
   it('whenAttached answers the runner in use, the first attached within the wait, or undefined', async () => {
     const runners = new AttachedRunners<string>();
-    const waiting = runners.whenAttached(5000);
-    const alsoWaiting = runners.whenAttached(5000);
+    const waiting = runners.whenAttached(undefined, 5000);
+    const alsoWaiting = runners.whenAttached(undefined, 5000);
     const detach = runners.attach('a');
     expect(await waiting).toBe('a');
     expect(await alsoWaiting).toBe('a');
-    expect(await runners.whenAttached(0)).toBe('a');
+    expect(await runners.whenAttached(undefined, 0)).toBe('a');
     detach();
     // Closed (everything attached has detached): no wait.
     const started = Date.now();
-    expect(await runners.whenAttached(5000)).toBeUndefined();
+    expect(await runners.whenAttached(undefined, 5000)).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(1000);
 
     const fresh = new AttachedRunners<string>();
-    expect(await fresh.whenAttached(20)).toBeUndefined();
+    expect(await fresh.whenAttached(undefined, 20)).toBeUndefined();
     const stop = new AbortController();
-    const aborted = fresh.whenAttached(60_000, stop.signal);
+    const aborted = fresh.whenAttached(stop.signal, 60_000);
     stop.abort();
     expect(await aborted).toBeUndefined();
     fresh.attach('late');
-    expect(await fresh.whenAttached(0)).toBe('late');
+    expect(await fresh.whenAttached(undefined, 0)).toBe('late');
   });
 });

@@ -42,10 +42,11 @@ export class AttachedRunners<T> {
   }
 
   /**
-   * The runner in use, or the first attached within `timeoutMs`; `undefined` when none came in time, when
-   * `signal` aborted, or at once when the instance is {@link closed} (its runner will not come back).
+   * The runner in use, or the first attached within `timeoutMs` (default {@link runnerAttachWaitMs});
+   * `undefined` when none came in time, when `signal` aborted, or at once when the instance is
+   * {@link closed} (its runner will not come back).
    */
-  whenAttached(timeoutMs: number, signal?: AbortSignal): Promise<T | undefined> {
+  whenAttached(signal?: AbortSignal, timeoutMs = runnerAttachWaitMs): Promise<T | undefined> {
     const now = this.current;
     if (now !== undefined || this.closed || signal?.aborted === true) return Promise.resolve(now);
     return new Promise((resolve) => {

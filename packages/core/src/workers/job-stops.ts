@@ -4,8 +4,9 @@
  * work over before closing, so another instance resumes it.
  */
 import type { ClaimedJob } from '../ports/storage.js';
-import { AttachedRunners, runnerAttachWaitMs } from './attached-runners.js';
-import { defineQueueHandler, queueHandlerTiming, type AtLeastOnceQueueHandler, type QueueHandlerTiming, type QueueJobContext } from './queue-handler.js';
+import { AttachedRunners } from './attached-runners.js';
+import { Code, GatewayError } from '../errors/index.js';
+import { defineQueueHandler, handedOverReason, queueHandlerTiming, type AtLeastOnceQueueHandler, type QueueHandlerTiming, type QueueJobContext } from './queue-handler.js';
 
 export class JobStops {
   private readonly running = new Set<AbortController>();
@@ -35,6 +36,11 @@ export class JobStops {
   /** True when `signal` was aborted by {@link handOver}. */
   handedOver(signal: AbortSignal): boolean {
     return signal.reason === this.handOverReason;
+  }
+
+  /** Throws the hand-over error (reason `handedOverReason`: the pool hands the job back, due at once) when `signal` was aborted by {@link handOver}. */
+  throwIfHandedOver(signal: AbortSignal): void {
+    if (this.handedOver(signal)) throw new GatewayError(Code.UNAVAILABLE, 'the gateway instance closed; the job resumes elsewhere', { reason: handedOverReason });
   }
 }
 
@@ -72,7 +78,7 @@ export abstract class AttachedClientJobRunner<C> {
         const payload = job.payload;
         if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof payload.name !== 'string') return;
         // Claimed before the host served HTTP (just after a start): give the client a moment to attach.
-        if (this.clients.current === undefined) await this.clients.whenAttached(runnerAttachWaitMs, ctx.signal);
+        await this.clients.whenAttached(ctx.signal);
         await this.handleJob(ctx, job, payload.name);
       },
     });
